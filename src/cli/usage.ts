@@ -1,0 +1,178 @@
+/** The help of one command: its one-line synopsis and the full text `--help` prints. */
+export interface CommandHelp {
+  synopsis: string;
+  text: string;
+}
+
+const DB = `  --db <dir | file.db | postgres://…>
+                         Where the log lives (default: $SPOOL_DB, then ./.spool/)`;
+const HELP = "  -h, --help             Show this help";
+
+function help(
+  synopsis: string,
+  summary: string,
+  options: string[],
+  examples: string[],
+): CommandHelp {
+  return {
+    synopsis,
+    text: [
+      `Usage: ${synopsis}`,
+      "",
+      summary,
+      "",
+      "Options:",
+      ...options,
+      DB,
+      HELP,
+      "",
+      "Examples:",
+      ...examples.map((example) => `  ${example}`),
+      "",
+    ].join("\n"),
+  };
+}
+
+const TOP = `Usage: spool <command> [options]
+
+Spool's continuity log: one chat forever, stored as an append-only, hash-chained event log.
+
+Commands:
+  continuities                  List continuities
+  continuities create           Start a new continuity
+  turn add <continuity> <text…> Add a turn to a continuity
+  log show <continuity>         Show a continuity's events
+  log tail                      Show the newest events; --follow keeps watching
+  log verify                    Check every hash chain for tampering
+
+Options:
+${DB}
+  -h, --help             Show help (also after any command: spool log tail --help)
+  -V, --version          Print the version
+
+Exit codes: 0 ok, 1 not found or verification failed, 2 usage or configuration error,
+3 store error (unreachable, not a Spool store, written by a newer Spool).
+Set SPOOL_DEBUG=1 to print stack traces; set NO_COLOR=1 to turn colour off.
+
+Examples:
+  spool continuities create --title "Home"
+  spool turn add 01JC3V7Q8ZK2N5W4X6Y8A0B1C2 "remind me to water the plants"
+  spool log tail --follow --db postgres://spool@localhost/spool
+`;
+
+/** Help texts by command (`""` is `spool` itself; groups such as `log` list their subcommands). */
+export const USAGE: Record<string, CommandHelp> = {
+  "": { synopsis: "spool <command> [options]", text: TOP },
+  continuities: help(
+    "spool continuities [--json] | spool continuities create [options]",
+    "Lists every continuity: id, title, number of events, last activity and the head of its hash\nchain. `spool continuities create --help` shows how to start one.",
+    ["  --json                 Print one JSON object per continuity"],
+    ["spool continuities", "spool continuities --json --db ./work/.spool"],
+  ),
+  "continuities create": help(
+    "spool continuities create [--id ID] [--title TITLE] [--actor ACTOR]",
+    "Starts a continuity (appends continuity.created) and prints its id. Refuses an id that\nalready has events.",
+    [
+      "  --id <id>              Its id (default: a new ULID); letters, digits and . _ : @ -",
+      "  --title <title>        A title, up to 200 characters",
+      "  --actor <actor>        Who creates it (default: $USER, else local)",
+    ],
+    [
+      'spool continuities create --title "Home"',
+      "spool continuities create --id work --actor alice",
+    ],
+  ),
+  turn: {
+    synopsis: "spool turn add <continuity> <text…> [options]",
+    text: `Usage: spool turn add <continuity> <text…> [options]
+
+Commands:
+  turn add <continuity> <text…>  Add a turn to a continuity
+
+Run \`spool turn add --help\` for its options.
+`,
+  },
+  "turn add": help(
+    "spool turn add <continuity> <text…> [--actor ACTOR]",
+    'Appends a turn (turn.added, origin cli) to an existing continuity and prints its seq.\nThe words of <text…> are joined with spaces; put text that starts with "-" after "--".',
+    ["  --actor <actor>        Who says it (default: $USER, else local)"],
+    [
+      'spool turn add home "remind me to water the plants"',
+      "spool turn add home -- -v is not an option here",
+    ],
+  ),
+  log: {
+    synopsis: "spool log <show | tail | verify> [options]",
+    text: `Usage: spool log <command> [options]
+
+Commands:
+  log show <continuity>  Show a continuity's events
+  log tail               Show the newest events; --follow keeps watching
+  log verify             Check every hash chain for tampering
+
+Run \`spool log <command> --help\` for its options.
+`,
+  },
+  "log show": help(
+    "spool log show <continuity> [--after SEQ] [--limit N] [--type TYPE …] [--json]",
+    "Prints a continuity's events, one per line: seq, time (UTC), type, stream and a summary.",
+    [
+      "  --after <seq>          Only events after this seq",
+      "  --limit <n>            At most n events",
+      "  --type <type>          Only this event type (repeat for several)",
+      "  --json                 Print the stored events as JSON lines",
+    ],
+    ["spool log show home", "spool log show home --type turn.added --after 120 --limit 10 --json"],
+  ),
+  "log tail": help(
+    "spool log tail [--continuity ID] [--lines N | --after SEQ] [--follow] [--json]",
+    "Prints the last events of the whole log or of one continuity. With --follow it keeps printing\nnew events as they are appended until interrupted (Ctrl-C).",
+    [
+      "  --continuity <id>      Only this continuity",
+      "  -n, --lines <n>        How many of the last events to print (default 20)",
+      "  --after <seq>          Instead, every event after this seq",
+      "  -f, --follow           Keep printing events as they arrive",
+      "  --json                 Print the stored events as JSON lines",
+    ],
+    ["spool log tail -n 50", "spool log tail --continuity home --follow --json"],
+  ),
+  "log verify": help(
+    "spool log verify [--continuity ID] [--json]",
+    "Recomputes every hash chain from its first event and compares it with what is stored.\nExits 0 when everything checks out, 1 naming the first event that does not.",
+    [
+      "  --continuity <id>      Only this continuity",
+      "  --json                 Print the report as JSON",
+    ],
+    ["spool log verify", "spool log verify --continuity home --json"],
+  ),
+};
+
+/** Every command name, for "did you mean" suggestions. */
+export const COMMAND_NAMES = Object.keys(USAGE).filter((name) => name !== "");
+
+/** The closest command name to `input`, if one is close enough to be a likely typo. */
+export function suggestCommand(input: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(input, name);
+    if (distance <= (name.length <= 3 ? 1 : 2) && (!best || distance < best.distance))
+      best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

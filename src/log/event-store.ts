@@ -1,0 +1,107 @@
+import type { AnyNewEvent, NewEvent, SpoolEvent, StreamRef } from "../spec/index.js";
+import type { ArtifactStore } from "./artifact-store.js";
+
+/** Which events a read or a subscription covers. All fields narrow; none means the whole log. */
+export interface EventQuery {
+  continuity?: string;
+  /** One stream inside the continuity (or across continuities when `continuity` is absent). */
+  stream?: StreamRef;
+  /** Only these event types (an empty list matches nothing). */
+  types?: readonly string[];
+  /** Start after this seq (exclusive). Default 0: from the beginning. */
+  after?: number;
+  /** Stop at this seq (inclusive). Default: the head when the read began. */
+  until?: number;
+}
+
+/** A read that stops after `limit` events. */
+export interface ReadQuery extends EventQuery {
+  limit?: number;
+}
+
+/** What a subscription yields: events in seq order, and one marker when it has caught up. */
+export type SubscriptionMessage =
+  | { type: "event"; event: SpoolEvent }
+  | {
+      /** Everything up to `seq` has been delivered; what follows is live. Sent exactly once. */
+      type: "up-to-date";
+      seq: number;
+    };
+
+/** Options of `EventStore.subscribe`. */
+export interface SubscribeOptions extends Omit<EventQuery, "until"> {
+  /** Ends the subscription (the iterator finishes normally). */
+  signal?: AbortSignal;
+}
+
+/** One row of `EventStore.continuities()`: a continuity's head. */
+export interface ContinuityHead {
+  continuity: string;
+  /** Number of events in the continuity. */
+  events: number;
+  firstSeq: number;
+  lastSeq: number;
+  createdAt: string;
+  lastAt: string;
+  /** The hash of its newest event: the head of its chain. */
+  headHash: string;
+}
+
+/** A pure projection of events into state: `fold` runs it over a read. */
+export interface Projection<State> {
+  initial: State | (() => State);
+  /** Must not mutate events; may mutate and return `state` for speed. */
+  reduce(state: State, event: SpoolEvent): State;
+}
+
+/**
+ * The continuity log: append-only, totally ordered by `seq`, one hash chain per continuity.
+ *
+ * Contract:
+ * - `append` and `appendBatch` validate against the event catalog first; an invalid event rejects
+ *   with `EventValidationError` and nothing of that call is written.
+ * - Appends are group-committed. A critical event's promise resolves only once it is durable (as
+ *   the store's `durability` defines it). Droppable events are batched for up to
+ *   `droppableDelayMs` and adjacent ones of one stream may coalesce into one stored event; a
+ *   critical append flushes every event appended before it, so order is exactly append order.
+ * - `seq` increases strictly with no holes a reader can observe, also across crashes and with
+ *   several writing processes.
+ * - `read` and `subscribe` never throw mid-stream for reasons of their own making; a storage
+ *   failure surfaces as a `StoreError` from the iterator.
+ */
+export interface EventStore {
+  /** `sqlite` or `postgres`. */
+  readonly kind: "sqlite" | "postgres";
+  /** Where the store lives, with any password removed: safe to print. */
+  readonly location: string;
+  /** Content-addressed blobs in the same backend. */
+  readonly artifacts: ArtifactStore;
+
+  /** Appends one event; resolves with it as stored (a coalesced droppable resolves with the merged event). */
+  append(event: AnyNewEvent | NewEvent): Promise<SpoolEvent>;
+  /** Appends events atomically, in order, in one transaction: all are written or none. */
+  appendBatch(events: readonly (AnyNewEvent | NewEvent)[]): Promise<SpoolEvent[]>;
+  /** Writes everything pending (droppable events included) and waits for it. */
+  flush(): Promise<void>;
+
+  /** Events matching `query` in seq order, read in pages (no whole-log loads). */
+  read(query?: ReadQuery): AsyncIterable<SpoolEvent>;
+  /** Folds `projection` over the events matching `query`. */
+  fold<State>(query: EventQuery, projection: Projection<State>): Promise<State>;
+  /**
+   * Catches up from `after`, sends one `up-to-date` marker, then follows live. Never skips or
+   * repeats an event, also when appends race the switch to live. Stop with `signal`, `break`, or
+   * `close()`.
+   */
+  subscribe(options?: SubscribeOptions): AsyncIterable<SubscriptionMessage>;
+
+  /** The highest committed seq (0 for an empty log). */
+  head(): Promise<number>;
+  /** Every continuity's head, oldest first. */
+  continuities(): Promise<ContinuityHead[]>;
+  /** One continuity's head, or `undefined` when it has no events. */
+  continuity(id: string): Promise<ContinuityHead | undefined>;
+
+  /** Flushes, ends subscriptions and releases the database. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+export type {
+  ArtifactInfo,
+  ArtifactStore,
+  ByteRange,
+  PutArtifactOptions,
+} from "./artifact-store.js";
+export type {
+  ContinuityHead,
+  EventQuery,
+  EventStore,
+  Projection,
+  ReadQuery,
+  SubscribeOptions,
+  SubscriptionMessage,
+} from "./event-store.js";
+export type { EventPage, LogBackend, PendingEvent } from "./log-backend.js";
+export { createEventStore, type LogStoreOptions } from "./log-store.js";
+export { type OpenStoreOptions, openEventStore, resolveStoreLocation } from "./open-store.js";
+export { openPostgresBackend, type PostgresBackendOptions } from "./postgres/index.js";
+export {
+  type Durability,
+  openSqliteBackend,
+  type SqliteBackendOptions,
+  sqlitePaths,
+} from "./sqlite/sqlite-backend.js";
+export { type ChainMismatch, type ChainReport, verifyChain } from "./verify-chain.js";

@@ -1,0 +1,216 @@
+import { monotonicFactory } from "ulid";
+import {
+  type EventDefaults,
+  type NewEvent,
+  type PreparedEvent,
+  prepareEvent,
+  type SpoolEvent,
+  StoreError,
+} from "../spec/index.js";
+import { AppendQueue } from "./append-queue.js";
+import type {
+  ContinuityHead,
+  EventQuery,
+  EventStore,
+  Projection,
+  ReadQuery,
+  SubscribeOptions,
+  SubscriptionMessage,
+} from "./event-store.js";
+import { HeadSignal } from "./head-signal.js";
+import type { LogBackend } from "./log-backend.js";
+
+/** Tuning shared by both adapters. */
+export interface LogStoreOptions {
+  /** Droppable events wait at most this long to be batched (default 50 ms). */
+  droppableDelayMs?: number;
+  /** Most events per transaction under load (default 5,000). */
+  maxBatch?: number;
+  /** Events per page when reading and catching up (default 1,000). */
+  pageSize?: number;
+  /** Clock and id source for events that do not bring their own (tests inject these). */
+  defaults?: Partial<EventDefaults>;
+}
+
+/** Builds the `EventStore` every adapter shares on top of its `LogBackend`. */
+export function createEventStore(backend: LogBackend, options: LogStoreOptions = {}): EventStore {
+  return new LogStore(backend, options);
+}
+
+class LogStore implements EventStore {
+  readonly kind: "sqlite" | "postgres";
+  readonly location: string;
+  readonly #backend: LogBackend;
+  readonly #queue: AppendQueue;
+  readonly #signal = new HeadSignal();
+  readonly #defaults: EventDefaults;
+  readonly #pageSize: number;
+  #watchers = 0;
+  #unwatch: (() => void) | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(backend: LogBackend, options: LogStoreOptions) {
+    this.#backend = backend;
+    this.kind = backend.kind;
+    this.location = backend.location;
+    this.#pageSize = options.pageSize ?? 1000;
+    const newUlid = monotonicFactory();
+    this.#defaults = {
+      now: options.defaults?.now ?? (() => new Date().toISOString()),
+      newId: options.defaults?.newId ?? (() => newUlid()),
+    };
+    this.#queue = new AppendQueue(
+      async (batch) => {
+        const stored = await backend.write(batch);
+        const last = stored.at(-1);
+        if (last) this.#signal.advance(last.seq);
+        return stored;
+      },
+      { droppableDelayMs: options.droppableDelayMs ?? 50, maxBatch: options.maxBatch ?? 5000 },
+    );
+  }
+
+  get artifacts() {
+    return this.#backend.artifacts;
+  }
+
+  async append(event: NewEvent): Promise<SpoolEvent> {
+    const [stored] = await this.#enqueue([event]);
+    return stored!;
+  }
+
+  appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
+    if (events.length === 0) return Promise.resolve([]);
+    return this.#enqueue(events);
+  }
+
+  #enqueue(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
+    if (this.#closed) return Promise.reject(closedError());
+    let prepared: PreparedEvent[];
+    try {
+      prepared = events.map((event) => prepareEvent(event, this.#defaults));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#queue.enqueue(prepared);
+  }
+
+  flush(): Promise<void> {
+    return this.#queue.drain();
+  }
+
+  async *read(query: ReadQuery = {}): AsyncIterable<SpoolEvent> {
+    let after = query.after ?? 0;
+    let remaining = query.limit ?? Number.POSITIVE_INFINITY;
+    const until = query.until ?? (await this.#backend.head());
+    while (remaining > 0 && after < until) {
+      const want = Math.min(this.#pageSize, remaining);
+      const page = await this.#backend.readPage({ ...query, until }, after, want);
+      for (const event of page.events) yield event;
+      remaining -= page.events.length;
+      if (page.events.length < want) break;
+      after = page.events.at(-1)!.seq;
+    }
+  }
+
+  async fold<State>(query: EventQuery, projection: Projection<State>): Promise<State> {
+    let state =
+      typeof projection.initial === "function"
+        ? (projection.initial as () => State)()
+        : projection.initial;
+    let after = query.after ?? 0;
+    const until = query.until ?? (await this.#backend.head());
+    while (after < until) {
+      const page = await this.#backend.readPage({ ...query, until }, after, this.#pageSize);
+      for (const event of page.events) state = projection.reduce(state, event);
+      if (page.events.length < this.#pageSize) break;
+      after = page.events.at(-1)!.seq;
+    }
+    return state;
+  }
+
+  async *subscribe(options: SubscribeOptions = {}): AsyncIterable<SubscriptionMessage> {
+    if (this.#closed) return;
+    const { signal, ...query } = options;
+    let cursor = query.after ?? 0;
+    let caughtUp = false;
+    this.#watch();
+    try {
+      while (!this.#closed && !signal?.aborted) {
+        const page = await this.#readOrEnd(query, cursor);
+        if (!page) return;
+        this.#signal.advance(page.head);
+        for (const event of page.events) {
+          yield { type: "event", event };
+          cursor = event.seq;
+        }
+        if (page.events.length === this.#pageSize) continue;
+        // Everything matching up to the head this read saw has been delivered.
+        cursor = Math.max(cursor, page.head);
+        if (!caughtUp) {
+          caughtUp = true;
+          yield { type: "up-to-date", seq: cursor };
+        }
+        if (!(await this.#signal.wait(cursor, signal))) return;
+      }
+    } finally {
+      this.#unwatchOne();
+    }
+  }
+
+  async #readOrEnd(query: EventQuery, cursor: number) {
+    try {
+      return await this.#backend.readPage(query, cursor, this.#pageSize);
+    } catch (error) {
+      if (this.#closed) return undefined;
+      throw error;
+    }
+  }
+
+  #watch(): void {
+    this.#watchers += 1;
+    if (this.#watchers === 1)
+      this.#unwatch = this.#backend.watch((head) => this.#signal.advance(head));
+  }
+
+  #unwatchOne(): void {
+    this.#watchers -= 1;
+    if (this.#watchers === 0) {
+      this.#unwatch?.();
+      this.#unwatch = undefined;
+    }
+  }
+
+  head(): Promise<number> {
+    return this.#backend.head();
+  }
+
+  continuities(): Promise<ContinuityHead[]> {
+    return this.#backend.continuities();
+  }
+
+  continuity(id: string): Promise<ContinuityHead | undefined> {
+    return this.#backend.continuity(id);
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      try {
+        await this.#queue.drain();
+      } finally {
+        this.#closed = true;
+        this.#signal.release();
+        this.#unwatch?.();
+        await this.#backend.close();
+      }
+    })();
+    return this.#closing;
+  }
+}
+
+function closedError(): StoreError {
+  return new StoreError("store.closed", "the event store is closed", {
+    hint: "Open the store again before appending",
+  });
+}

@@ -1,0 +1,225 @@
+import type pg from "pg";
+import {
+  type Criticality,
+  type SpoolEvent,
+  StoreError,
+  type StreamKind,
+} from "../../spec/index.js";
+import type { ContinuityHead, EventQuery } from "../event-store.js";
+import type { EventPage, PendingEvent } from "../log-backend.js";
+import { linkBatch } from "./postgres-batch.js";
+import type { PostgresTables } from "./postgres-schema.js";
+
+/** The channel every writer notifies with its new head after each commit. */
+export const NOTIFY_CHANNEL = "spool_log";
+
+const EVENT_COLUMNS =
+  "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
+
+interface EventRow {
+  seq: string;
+  id: string;
+  continuity: string;
+  stream_kind: string;
+  stream_id: string;
+  type: string;
+  ts: string;
+  actor: string | null;
+  origin: string | null;
+  criticality: string;
+  data: string;
+  hash: string;
+}
+
+interface ContinuityRow {
+  continuity: string;
+  events: string;
+  first_seq: string;
+  last_seq: string;
+  created_at: string;
+  last_at: string;
+  head_hash: string;
+}
+
+/**
+ * The event log's SQL over one schema. Statement text is fixed per query shape and each shape is
+ * a named prepared statement, so PostgreSQL parses and plans it once per connection.
+ */
+export class PostgresEventSql {
+  readonly #t: PostgresTables;
+  readonly #readShapes = new Map<number, string>();
+
+  constructor(tables: PostgresTables) {
+    this.#t = tables;
+  }
+
+  /**
+   * Writes `batch` on `client`, which must be inside a transaction the caller commits.
+   *
+   * The head row is updated first: its row lock makes every other writer (in any process) wait
+   * until this transaction ends, so seqs are assigned in commit order and a reader that has seen
+   * head `h` can never later find a seq ≤ `h` appearing. A rollback also rolls back the counter,
+   * so seqs have no holes. The continuity heads are read only after that lock is held, so they
+   * include every earlier commit.
+   */
+  async write(client: pg.ClientBase, batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
+    const t = this.#t;
+    const advanced = await client.query<{ last_seq: string }>({
+      name: "spool_advance_head",
+      text: `UPDATE ${t.head} SET last_seq = last_seq + $1 WHERE id = 1 RETURNING last_seq`,
+      values: [batch.length],
+    });
+    const lastRow = advanced.rows[0];
+    if (!lastRow)
+      throw new StoreError("store.io", "the spool_head row is missing", {
+        hint: "Restore the database from a backup",
+      });
+    const last = Number(lastRow.last_seq);
+    const first = last - batch.length + 1;
+
+    const ids = [...new Set(batch.map((pending) => pending.event.continuity))];
+    const heads = await client.query<{ continuity: string; head_hash: string }>({
+      name: "spool_continuity_heads",
+      text: `SELECT continuity, head_hash FROM ${t.continuities} WHERE continuity = ANY($1::text[])`,
+      values: [ids],
+    });
+    const linked = linkBatch(
+      batch,
+      first,
+      new Map(heads.rows.map((row) => [row.continuity, row.head_hash])),
+    );
+
+    await client.query({
+      name: "spool_insert_events",
+      text: `INSERT INTO ${t.events} (${EVENT_COLUMNS})
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                  $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`,
+      values: linked.eventColumns,
+    });
+    await client.query({
+      name: "spool_upsert_continuities",
+      text: `INSERT INTO ${t.continuities} AS c (continuity, events, first_seq, last_seq, created_at, last_at, head_hash)
+             SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+             ON CONFLICT (continuity) DO UPDATE SET
+               events = c.events + excluded.events,
+               last_seq = excluded.last_seq,
+               last_at = excluded.last_at,
+               head_hash = excluded.head_hash`,
+      values: linked.continuityColumns,
+    });
+    await client.query({
+      name: "spool_notify",
+      text: "SELECT pg_notify($1, $2)",
+      values: [NOTIFY_CHANNEL, String(last)],
+    });
+    return linked.stored;
+  }
+
+  /** The committed head: every seq up to it is committed and visible to any later statement. */
+  async head(db: pg.Pool | pg.ClientBase): Promise<number> {
+    const result = await db.query<{ last_seq: string }>({
+      name: "spool_head",
+      text: `SELECT last_seq FROM ${this.#t.head} WHERE id = 1`,
+    });
+    return Number(result.rows[0]?.last_seq ?? 0);
+  }
+
+  /**
+   * One page of events with `after < seq ≤ min(until, head)`. The head is read first, in its own
+   * statement; because seqs are assigned under the head row lock, nothing at or below it can
+   * still be uncommitted, so the page never has a hole that fills in later.
+   */
+  async readPage(
+    pool: pg.Pool,
+    query: EventQuery,
+    after: number,
+    limit: number,
+  ): Promise<EventPage> {
+    const head = await this.head(pool);
+    const until = Math.min(query.until ?? head, head);
+    if (limit <= 0 || until <= after) return { events: [], head };
+    const values: unknown[] = [after, until];
+    let shape = 0;
+    if (query.continuity !== undefined) {
+      shape |= 1;
+      values.push(query.continuity);
+    }
+    if (query.stream !== undefined) {
+      shape |= 2;
+      values.push(query.stream.kind, query.stream.id);
+    }
+    if (query.types !== undefined) {
+      shape |= 4;
+      values.push(query.types);
+    }
+    values.push(limit);
+    const result = await pool.query<EventRow>({
+      name: `spool_read_${shape}`,
+      text: this.#readSql(shape),
+      values,
+    });
+    return { events: result.rows.map(toEvent), head };
+  }
+
+  /** Every continuity's head, oldest first. */
+  async continuities(pool: pg.Pool): Promise<ContinuityHead[]> {
+    const result = await pool.query<ContinuityRow>({
+      name: "spool_continuities",
+      text: `SELECT * FROM ${this.#t.continuities} ORDER BY first_seq`,
+    });
+    return result.rows.map(toContinuity);
+  }
+
+  /** One continuity's head, or `undefined` when it has no events. */
+  async continuity(pool: pg.Pool, id: string): Promise<ContinuityHead | undefined> {
+    const result = await pool.query<ContinuityRow>({
+      name: "spool_continuity",
+      text: `SELECT * FROM ${this.#t.continuities} WHERE continuity = $1`,
+      values: [id],
+    });
+    const row = result.rows[0];
+    return row ? toContinuity(row) : undefined;
+  }
+
+  #readSql(shape: number): string {
+    let sql = this.#readShapes.get(shape);
+    if (sql) return sql;
+    const where = ["seq > $1", "seq <= $2"];
+    let next = 3;
+    if (shape & 1) where.push(`continuity = $${next++}`);
+    if (shape & 2) where.push(`stream_kind = $${next++}`, `stream_id = $${next++}`);
+    if (shape & 4) where.push(`type = ANY($${next++}::text[])`);
+    sql = `SELECT ${EVENT_COLUMNS} FROM ${this.#t.events} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $${next}`;
+    this.#readShapes.set(shape, sql);
+    return sql;
+  }
+}
+
+function toEvent(row: EventRow): SpoolEvent {
+  return {
+    seq: Number(row.seq),
+    id: row.id,
+    continuity: row.continuity,
+    stream: { kind: row.stream_kind as StreamKind, id: row.stream_id },
+    type: row.type,
+    ts: row.ts,
+    actor: row.actor,
+    origin: row.origin,
+    criticality: row.criticality as Criticality,
+    // Our own column, written from canonical JSON by `write`: not outside input.
+    data: JSON.parse(row.data),
+    hash: row.hash,
+  };
+}
+
+function toContinuity(row: ContinuityRow): ContinuityHead {
+  return {
+    continuity: row.continuity,
+    events: Number(row.events),
+    firstSeq: Number(row.first_seq),
+    lastSeq: Number(row.last_seq),
+    createdAt: row.created_at,
+    lastAt: row.last_at,
+    headHash: row.head_hash,
+  };
+}

@@ -1,0 +1,335 @@
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { chainHash, GENESIS_HASH, type SpoolEvent, StoreError } from "../../spec/index.js";
+import type { ContinuityHead, EventQuery } from "../event-store.js";
+import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
+import { FileArtifactStore } from "./file-artifacts.js";
+import { sqliteError } from "./sqlite-errors.js";
+import { ensureSqliteSchema } from "./sqlite-schema.js";
+
+/**
+ * How much a resolved append survives:
+ * - `strict` (default): `synchronous=FULL`; the WAL is synced at every commit, so a resolved
+ *   critical append survives a killed process and a power cut.
+ * - `fast`: `synchronous=NORMAL`; survives a killed process, but a power cut may lose the last
+ *   commits (the database stays consistent: a prefix of the log survives).
+ */
+export type Durability = "strict" | "fast";
+
+/** Options of the SQLite adapter. */
+export interface SqliteBackendOptions {
+  /** A directory (holding `spool.db` and `artifacts/`) or a `.db`/`.sqlite` file path. */
+  path: string;
+  durability?: Durability;
+  /** How often to look for commits made by other processes while someone subscribes (default 20 ms). */
+  pollIntervalMs?: number;
+  /** How long a writer waits for another process's write lock (default 10 s). */
+  busyTimeoutMs?: number;
+}
+
+/** Where a SQLite store keeps its database file and its artifacts. */
+export function sqlitePaths(path: string): { file: string; artifacts: string } {
+  const absolute = resolve(path);
+  const isFile = /\.(db|sqlite3?)$/i.test(absolute);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(absolute).isDirectory();
+  } catch {
+    // absent: decided by the name
+  }
+  if (isFile && !isDirectory)
+    return { file: absolute, artifacts: join(dirname(absolute), "artifacts") };
+  return { file: join(absolute, "spool.db"), artifacts: join(absolute, "artifacts") };
+}
+
+type Row = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  string,
+  string,
+  string,
+];
+type HeadRow = [string, number, number, number, string, string, string];
+
+/** Opens (creating when absent) a SQLite log. */
+export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
+  const { file, artifacts } = sqlitePaths(options.path);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (error) {
+    throw new StoreError("store.bad-location", `cannot create the directory for ${file}`, {
+      cause: error,
+      hint: "Choose a --db path in a writable directory",
+    });
+  }
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
+    db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${options.durability === "fast" ? "NORMAL" : "FULL"}`);
+    ensureSqliteSchema(db, file);
+    return new SqliteBackend(db, file, artifacts, options);
+  } catch (error) {
+    db?.close();
+    throw sqliteError(error, file);
+  }
+}
+
+const COLUMNS =
+  "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
+const HEAD_COLUMNS = "continuity, events, first_seq, last_seq, created_at, last_at, head_hash";
+
+class SqliteBackend implements LogBackend {
+  readonly kind = "sqlite" as const;
+  readonly location: string;
+  readonly artifacts: FileArtifactStore;
+  readonly #db: Database.Database;
+  readonly #pollIntervalMs: number;
+  readonly #reads = new Map<string, Database.Statement>();
+  readonly #insert: Database.Statement;
+  readonly #headOf: Database.Statement<[string], [string, number]>;
+  readonly #upsertHead: Database.Statement;
+  readonly #maxSeq: Database.Statement<[], number | null>;
+  readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
+  readonly #listeners = new Set<(head: number) => void>();
+  #poll: NodeJS.Timeout | undefined;
+  #dataVersion = 0;
+
+  constructor(
+    db: Database.Database,
+    file: string,
+    artifactDir: string,
+    options: SqliteBackendOptions,
+  ) {
+    this.#db = db;
+    this.location = file;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 20;
+    this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
+    this.#insert = db.prepare(
+      `INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#headOf = db
+      .prepare("SELECT head_hash, events FROM continuities WHERE continuity = ?")
+      .raw(true) as Database.Statement<[string], [string, number]>;
+    this.#upsertHead = db.prepare(
+      `INSERT INTO continuities (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (continuity) DO UPDATE SET events = events + excluded.events, last_seq = excluded.last_seq,
+         last_at = excluded.last_at, head_hash = excluded.head_hash`,
+    );
+    this.#maxSeq = db.prepare("SELECT max(seq) FROM events").pluck() as Database.Statement<
+      [],
+      number | null
+    >;
+    const transaction = db.transaction((batch: readonly PendingEvent[]) => this.#writeRows(batch));
+    this.#writeTransaction = (batch) => transaction.immediate(batch);
+  }
+
+  async write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
+    this.#open();
+    try {
+      return this.#writeTransaction(batch);
+    } catch (error) {
+      throw sqliteError(error, this.location);
+    }
+  }
+
+  #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
+    let seq = this.#maxSeq.get() ?? 0;
+    const heads = new Map<
+      string,
+      { hash: string; added: number; first: number; last: number; firstAt: string; lastAt: string }
+    >();
+    const stored: SpoolEvent[] = [];
+    for (const { event, dataJson, canonical } of batch) {
+      seq += 1;
+      let head = heads.get(event.continuity);
+      if (!head) {
+        const row = this.#headOf.get(event.continuity);
+        head = {
+          hash: row?.[0] ?? GENESIS_HASH,
+          added: 0,
+          first: seq,
+          last: seq,
+          firstAt: event.ts,
+          lastAt: event.ts,
+        };
+        heads.set(event.continuity, head);
+      }
+      const hash = chainHash(head.hash, canonical);
+      head.hash = hash;
+      head.added += 1;
+      head.last = seq;
+      head.lastAt = event.ts;
+      this.#insert.run(
+        seq,
+        event.id,
+        event.continuity,
+        event.stream.kind,
+        event.stream.id,
+        event.type,
+        event.ts,
+        event.actor,
+        event.origin,
+        event.criticality,
+        dataJson,
+        hash,
+      );
+      stored.push({ seq, ...event, hash });
+    }
+    for (const [continuity, head] of heads) {
+      this.#upsertHead.run(
+        continuity,
+        head.added,
+        head.first,
+        head.last,
+        head.firstAt,
+        head.lastAt,
+        head.hash,
+      );
+    }
+    return stored;
+  }
+
+  async readPage(query: EventQuery, after: number, limit: number): Promise<EventPage> {
+    this.#open();
+    try {
+      const head = this.#maxSeq.get() ?? 0;
+      const until = Math.min(query.until ?? head, head);
+      if (after >= until) return { events: [], head };
+      const { sql, params } = readSql(query);
+      let statement = this.#reads.get(sql);
+      if (!statement) {
+        statement = this.#db.prepare(sql).raw(true);
+        this.#reads.set(sql, statement);
+      }
+      const rows = statement.all(...params, after, until, limit) as Row[];
+      return { events: rows.map(toEvent), head };
+    } catch (error) {
+      throw sqliteError(error, this.location);
+    }
+  }
+
+  async head(): Promise<number> {
+    this.#open();
+    return this.#maxSeq.get() ?? 0;
+  }
+
+  async continuities(): Promise<ContinuityHead[]> {
+    this.#open();
+    const rows = this.#db
+      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
+      .raw(true)
+      .all() as HeadRow[];
+    return rows.map(toHead);
+  }
+
+  async continuity(id: string): Promise<ContinuityHead | undefined> {
+    this.#open();
+    const row = this.#db
+      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`)
+      .raw(true)
+      .get(id) as HeadRow | undefined;
+    return row ? toHead(row) : undefined;
+  }
+
+  watch(listener: (head: number) => void): () => void {
+    this.#listeners.add(listener);
+    if (!this.#poll) {
+      this.#dataVersion = this.#db.pragma("data_version", { simple: true }) as number;
+      // Referenced on purpose: a live subscription keeps the process alive, as a socket would.
+      this.#poll = setInterval(() => this.#checkForeignCommits(), this.#pollIntervalMs);
+    }
+    listener(this.#maxSeq.get() ?? 0);
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0 && this.#poll) {
+        clearInterval(this.#poll);
+        this.#poll = undefined;
+      }
+    };
+  }
+
+  #checkForeignCommits(): void {
+    if (!this.#db.open) return;
+    // data_version changes only when another connection commits.
+    const version = this.#db.pragma("data_version", { simple: true }) as number;
+    if (version === this.#dataVersion) return;
+    this.#dataVersion = version;
+    const head = this.#maxSeq.get() ?? 0;
+    for (const listener of this.#listeners) listener(head);
+  }
+
+  async close(): Promise<void> {
+    if (this.#poll) clearInterval(this.#poll);
+    this.#poll = undefined;
+    this.#listeners.clear();
+    if (this.#db.open) this.#db.close();
+  }
+
+  #open(): void {
+    if (!this.#db.open) {
+      throw new StoreError("store.closed", "the event store is closed", {
+        hint: "Open the store again",
+      });
+    }
+  }
+}
+
+function readSql(query: EventQuery): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (query.continuity !== undefined) {
+    where.push("continuity = ?");
+    params.push(query.continuity);
+  }
+  if (query.stream) {
+    where.push("stream_kind = ? AND stream_id = ?");
+    params.push(query.stream.kind, query.stream.id);
+  }
+  if (query.types) {
+    // An empty list of types matches nothing, as on PostgreSQL (`type = ANY('{}')`).
+    where.push(query.types.length > 0 ? `type IN (${query.types.map(() => "?").join(", ")})` : "0");
+    params.push(...query.types);
+  }
+  where.push("seq > ? AND seq <= ?");
+  return {
+    sql: `SELECT ${COLUMNS} FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`,
+    params,
+  };
+}
+
+function toEvent(row: Row): SpoolEvent {
+  return {
+    seq: row[0],
+    id: row[1],
+    continuity: row[2],
+    stream: { kind: row[3] as SpoolEvent["stream"]["kind"], id: row[4] },
+    type: row[5],
+    ts: row[6],
+    actor: row[7],
+    origin: row[8],
+    criticality: row[9] as SpoolEvent["criticality"],
+    data: JSON.parse(row[10]),
+    hash: row[11],
+  };
+}
+
+function toHead(row: HeadRow): ContinuityHead {
+  return {
+    continuity: row[0],
+    events: row[1],
+    firstSeq: row[2],
+    lastSeq: row[3],
+    createdAt: row[4],
+    lastAt: row[5],
+    headHash: row[6],
+  };
+}

@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { type EventIssue, EventValidationError } from "./errors.js";
+import { type NewEvent, type PreparedEvent, type SpoolEvent, STREAM_KINDS } from "./event.js";
+import { artifactEvents } from "./events/artifact-events.js";
+import { continuityEvents } from "./events/continuity-events.js";
+import type { EventSpec } from "./events/define-event.js";
+import { identifier, ulidString } from "./events/define-event.js";
+import { threadEvents } from "./events/thread-events.js";
+import { tokenEvents } from "./events/token-events.js";
+import { turnEvents } from "./events/turn-events.js";
+
+/**
+ * Every event type Spool writes, with its schema and criticality. Later modules add their families
+ * here; nothing writes an event whose type is not in this table.
+ */
+export const EVENT_CATALOG = {
+  ...continuityEvents,
+  ...turnEvents,
+  ...threadEvents,
+  ...artifactEvents,
+  ...tokenEvents,
+} satisfies Record<string, EventSpec>;
+
+/** A type name from the catalog. */
+export type EventType = keyof typeof EVENT_CATALOG;
+
+/** The `data` of a stored event of type `T`. */
+export type EventData<T extends EventType> = z.output<(typeof EVENT_CATALOG)[T]["schema"]>;
+
+/** What a caller appends for type `T`; `data` is checked against the catalog when appended. */
+export type NewEventOf<T extends EventType> = NewEvent<
+  z.input<(typeof EVENT_CATALOG)[T]["schema"]>
+> & {
+  type: T;
+};
+
+/** Any appendable event, discriminated by `type`. */
+export type AnyNewEvent = { [T in EventType]: NewEventOf<T> }[EventType];
+
+/** A stored event of type `T`. */
+export type EventOf<T extends EventType> = SpoolEvent<EventData<T>> & { type: T };
+
+/** The catalog entry for a type, or `undefined` when the catalog does not have it. */
+export function eventSpec(type: string): EventSpec | undefined {
+  return Object.hasOwn(EVENT_CATALOG, type)
+    ? (EVENT_CATALOG as Record<string, EventSpec>)[type]
+    : undefined;
+}
+
+/** True when `event` is a stored event of type `type`; narrows its `data`. */
+export function isEvent<T extends EventType>(event: SpoolEvent, type: T): event is EventOf<T> {
+  return event.type === type;
+}
+
+const envelopeSchema = z.strictObject({
+  continuity: identifier,
+  type: z.string(),
+  data: z.unknown(),
+  stream: z.strictObject({ kind: z.enum(STREAM_KINDS), id: identifier }).optional(),
+  actor: identifier.nullish(),
+  origin: z
+    .string()
+    .min(1)
+    .max(200)
+    // Stored as a column, not escaped JSON: control characters and lone surrogates would not survive.
+    .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must hold no control characters and no lone surrogates")
+    .nullish(),
+  ts: z.iso
+    .datetime({
+      offset: true,
+      message: "must be an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
+    })
+    .optional(),
+  id: ulidString.optional(),
+});
+
+/** Where ids and times come from when an event does not bring its own (injected in tests). */
+export interface EventDefaults {
+  now(): string;
+  newId(): string;
+}
+
+/**
+ * Validates an event against the envelope and its catalog schema and fills in defaults.
+ * Throws `EventValidationError` listing every problem; the result is ready to be positioned in a log.
+ */
+export function prepareEvent(input: NewEvent, defaults: EventDefaults): PreparedEvent {
+  const typeName = typeof input?.type === "string" ? input.type : String(input?.type);
+  const envelope = envelopeSchema.safeParse(input);
+  const issues: EventIssue[] = envelope.success ? [] : toIssues(envelope.error, []);
+  const spec = eventSpec(typeName);
+  if (!spec) {
+    const known = Object.keys(EVENT_CATALOG);
+    const family = typeName.split(".")[0] ?? "";
+    const near = known.filter((name) => name.startsWith(`${family}.`));
+    throw new EventValidationError(
+      typeName,
+      [
+        {
+          path: "type",
+          message: `is not in the event catalog${near.length ? ` (did you mean ${near.join(" or ")})` : ""}`,
+        },
+      ],
+      { details: { unknownType: true, known } },
+    );
+  }
+  const data = spec.schema.safeParse(input?.data);
+  if (!data.success) issues.push(...toIssues(data.error, ["data"]));
+  if (envelope.success) {
+    const stream = envelope.data.stream;
+    if (stream && !spec.streams.includes(stream.kind)) {
+      issues.push({
+        path: "stream.kind",
+        message: `must be one of ${spec.streams.join(", ")} for ${typeName}`,
+      });
+    }
+    if (!stream && !spec.streams.includes("continuity")) {
+      issues.push({
+        path: "stream",
+        message: `is required for ${typeName} (a ${spec.streams.join(" or ")} stream)`,
+      });
+    }
+    if (spec.input && !envelope.data.actor)
+      issues.push({ path: "actor", message: "is required on inputs" });
+    if (spec.input && !envelope.data.origin)
+      issues.push({ path: "origin", message: "is required on inputs" });
+  }
+  if (issues.length > 0 || !envelope.success || !data.success)
+    throw new EventValidationError(typeName, issues);
+  const value = envelope.data;
+  return {
+    id: value.id ?? defaults.newId(),
+    continuity: value.continuity,
+    stream: value.stream ?? { kind: "continuity", id: value.continuity },
+    type: typeName,
+    ts: value.ts ?? defaults.now(),
+    actor: value.actor ?? null,
+    origin: value.origin ?? null,
+    criticality: spec.criticality,
+    data: data.data,
+  };
+}
+
+function toIssues(error: z.ZodError, prefix: readonly PropertyKey[]): EventIssue[] {
+  return error.issues.map((issue) => ({
+    path: [...prefix, ...issue.path]
+      .map((part, index) =>
+        typeof part === "number" ? `[${part}]` : `${index ? "." : ""}${String(part)}`,
+      )
+      .join(""),
+    message: issue.message,
+  }));
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import type { Criticality, StreamKind } from "../event.js";
+
+/**
+ * The catalog's description of one event type: its schema, criticality and where it may appear.
+ * Every event is made through a spec; there is no other way into the log.
+ */
+export interface EventSpec<S extends z.ZodType = z.ZodType> {
+  /** Validates `data`. Write schemas strictly (`z.strictObject`): unknown fields are an error. */
+  schema: S;
+  criticality: Criticality;
+  /** One sentence for docs/events.md and `spool` output. */
+  description: string;
+  /** Stream kinds this event may belong to; the first is the default when it is the continuity. */
+  streams: readonly StreamKind[];
+  /** An input from outside: `actor` and `origin` are required. */
+  input?: boolean;
+  /**
+   * Droppable events only: merge two adjacent pending events of the same stream into one, or
+   * return `undefined` to keep them apart. Must return data the schema accepts.
+   */
+  coalesce?: (earlier: z.output<S>, later: z.output<S>) => z.output<S> | undefined;
+}
+
+/** Declares one event type; the identity function that keeps the schema's type. */
+export function defineEvent<S extends z.ZodType>(spec: EventSpec<S>): EventSpec<S> {
+  if (spec.coalesce && spec.criticality !== "droppable") {
+    throw new TypeError("only droppable events may coalesce");
+  }
+  return spec;
+}
+
+/** Identifiers of continuities, streams and actors: safe in paths, URLs and shells. */
+export const identifier = z
+  .string()
+  .min(1, "must not be empty")
+  .max(128, "must be at most 128 characters")
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/,
+    "must start with a letter or digit and hold only letters, digits and . _ : @ -",
+  );
+
+/** A reference to an artifact: the lowercase hex sha256 of its bytes. */
+export const artifactHash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, "must be a lowercase hex sha256 (64 characters)");
+
+/** An artifact referenced from an event, with what a reader needs without fetching it. */
+export const artifactRef = z.strictObject({
+  hash: artifactHash,
+  size: z.number().int().nonnegative(),
+  media_type: z.string().min(1).max(255),
+  name: z.string().max(1024).optional(),
+});
+
+/** A ULID: 26 characters of Crockford base32. */
+export const ulidString = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID");

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { artifactRef, defineEvent, identifier, ulidString } from "./define-event.js";
+
+const reason = z.string().min(1).max(2000);
+
+/** The lifecycle of threads: provider context lineages that run one directive each. */
+export const threadEvents = {
+  "thread.started": defineEvent({
+    description: "A thread began running a directive, fresh or as the continuation of another.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      directive: z.string().min(1).max(200),
+      chain_root: identifier,
+      continuation_of: identifier.optional(),
+      model: z.string().max(200).optional(),
+      turn: ulidString.optional(),
+    }),
+  }),
+  "thread.suspended": defineEvent({
+    description: "A thread paused (a limit, a wait for input); it may resume.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({ reason }),
+  }),
+  "thread.resumed": defineEvent({
+    description: "A suspended or interrupted thread went on.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({ reason }),
+  }),
+  "thread.completed": defineEvent({
+    description: "A thread finished its work with a final response.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({ result: z.string().max(1_000_000).optional() }),
+  }),
+  "thread.failed": defineEvent({
+    description: "A thread stopped on an error it could not recover from.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(10_000) }),
+  }),
+  "thread.cancelled": defineEvent({
+    description: "A thread was stopped on request.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({ reason }),
+  }),
+  "thread.continued": defineEvent({
+    description:
+      "A thread handed its work to a continuation thread, with the summary it passed on.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      continuation: identifier,
+      reason,
+      summary: artifactRef.optional(),
+      pressure_ratio: z.number().nonnegative().optional(),
+    }),
+  }),
+};

@@ -1,0 +1,42 @@
+export { canonicalJson } from "./canonical-json.js";
+export {
+  ConfigError,
+  describeError,
+  type EventIssue,
+  EventValidationError,
+  SpoolError,
+  type SpoolErrorOptions,
+  StoreError,
+  type StoreErrorCode,
+} from "./errors.js";
+export {
+  type Criticality,
+  GENESIS_HASH,
+  type NewEvent,
+  type PreparedEvent,
+  type SpoolEvent,
+  STREAM_KINDS,
+  type StreamKind,
+  type StreamRef,
+} from "./event.js";
+export {
+  type AnyNewEvent,
+  EVENT_CATALOG,
+  type EventData,
+  type EventDefaults,
+  type EventOf,
+  type EventType,
+  eventSpec,
+  isEvent,
+  type NewEventOf,
+  prepareEvent,
+} from "./event-catalog.js";
+export {
+  artifactHash,
+  artifactRef,
+  defineEvent,
+  type EventSpec,
+  identifier,
+  ulidString,
+} from "./events/define-event.js";
+export { canonicalEvent, chainHash } from "./hash-chain.js";

@@ -1,0 +1,17 @@
+import { appendContract } from "./append-contract.js";
+import { artifactsContract } from "./artifacts-contract.js";
+import { chainContract } from "./chain-contract.js";
+import { concurrencyContract } from "./concurrency-contract.js";
+import type { HarnessFactory } from "./harness.js";
+import { readContract } from "./read-contract.js";
+import { subscribeContract } from "./subscribe-contract.js";
+
+/** The whole `EventStore` contract; each adapter's test file runs it unchanged. */
+export function eventStoreContract(factory: HarnessFactory): void {
+  appendContract(factory);
+  readContract(factory);
+  subscribeContract(factory);
+  chainContract(factory);
+  concurrencyContract(factory);
+  artifactsContract(factory);
+}

@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe } from "vitest";
+import { createEventStore, openSqliteBackend } from "../src/log/index.js";
+import { eventStoreContract } from "./contract/event-store-contract.js";
+
+describe("SQLite event store", () => {
+  eventStoreContract(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "spool-sqlite-"));
+    const raw = (action: (db: Database.Database) => void) => {
+      const db = new Database(join(dir, "spool.db"));
+      try {
+        action(db);
+      } finally {
+        db.close();
+      }
+    };
+    return {
+      location: dir,
+      open: async (options) =>
+        createEventStore(
+          openSqliteBackend({ path: dir, durability: "fast", pollIntervalMs: 5 }),
+          options,
+        ),
+      tamper: async (seq, dataJson) =>
+        raw((db) => db.prepare("UPDATE events SET data = ? WHERE seq = ?").run(dataJson, seq)),
+      dropLast: async () =>
+        raw((db) =>
+          db.prepare("DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)").run(),
+        ),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  });
+});
