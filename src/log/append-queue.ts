@@ -9,7 +9,8 @@ import type { PendingEvent } from "./log-backend.js";
 
 /** One event waiting to be written, and everyone waiting for it. */
 interface QueuedEvent {
-  pending: PendingEvent;
+  /** Canonical form is computed when the event is taken for writing, after any coalescing. */
+  event: PreparedEvent;
   settle: Array<{ resolve: (event: SpoolEvent) => void; reject: (error: unknown) => void }>;
 }
 
@@ -61,7 +62,7 @@ export class AppendQueue {
     }
     const group: QueuedGroup = { events: [], critical: false, open: false };
     const done = events.map((event) => {
-      const queued: QueuedEvent = { pending: toPending(event), settle: [] };
+      const queued: QueuedEvent = { event, settle: [] };
       group.events.push(queued);
       if (event.criticality === "critical") group.critical = true;
       return new Promise<SpoolEvent>((resolve, reject) => queued.settle.push({ resolve, reject }));
@@ -90,7 +91,7 @@ export class AppendQueue {
     const last = this.#groups.at(-1);
     const target = last?.open ? last.events[0] : undefined;
     if (!target) return undefined;
-    const previous = target.pending.event;
+    const previous = target.event;
     if (
       previous.type !== event.type ||
       previous.continuity !== event.continuity ||
@@ -103,7 +104,7 @@ export class AppendQueue {
     }
     const data = eventSpec(event.type)?.coalesce?.(previous.data, event.data);
     if (data === undefined) return undefined;
-    target.pending = toPending({ ...previous, data });
+    target.event = { ...previous, data };
     return new Promise((resolve, reject) => target.settle.push({ resolve, reject }));
   }
 
@@ -137,7 +138,7 @@ export class AppendQueue {
     this.#timer = undefined;
     let taken = this.#take();
     while (taken.length > 0) {
-      const batch = taken.map((queued) => queued.pending);
+      const batch = taken.map((queued) => toPending(queued.event));
       try {
         const stored = await this.#write(batch);
         taken.forEach((queued, index) => {

@@ -11,6 +11,7 @@ import type {
   ByteRange,
   PutArtifactOptions,
 } from "../artifact-store.js";
+import { sqliteError } from "./sqlite-errors.js";
 
 const READ_CHUNK = 256 * 1024;
 
@@ -48,6 +49,17 @@ export class FileArtifactStore implements ArtifactStore {
   async put(
     content: Uint8Array | AsyncIterable<Uint8Array>,
     options: PutArtifactOptions = {},
+  ): Promise<ArtifactInfo> {
+    try {
+      return await this.#put(content, options);
+    } catch (error) {
+      throw storageFailure(error, this.#dir);
+    }
+  }
+
+  async #put(
+    content: Uint8Array | AsyncIterable<Uint8Array>,
+    options: PutArtifactOptions,
   ): Promise<ArtifactInfo> {
     const temp = join(this.#dir, "tmp", randomUUID());
     const hasher = createHash("sha256");
@@ -137,6 +149,25 @@ export class FileArtifactStore implements ArtifactStore {
     if (!info) throw artifactNotFound(hash);
     return info;
   }
+}
+
+/**
+ * Disk and database failures become `StoreError`s; anything else (an error thrown by the caller's
+ * content stream) passes through unchanged.
+ */
+function storageFailure(error: unknown, dir: string): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "string") return error;
+  if (code.startsWith("SQLITE")) return sqliteError(error, dir);
+  if (!/^E[A-Z]+$/.test(code)) return error;
+  return new StoreError("store.io", `cannot write an artifact under ${dir} (${code})`, {
+    cause: error,
+    retryable: code === "ENOSPC" || code === "EAGAIN" || code === "EMFILE",
+    hint:
+      code === "ENOSPC"
+        ? "Free space on that disk"
+        : "Check that the directory exists and is writable",
+  });
 }
 
 function toInfo(row: ArtifactRow): ArtifactInfo {

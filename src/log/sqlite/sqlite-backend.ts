@@ -133,12 +133,7 @@ class SqliteBackend implements LogBackend {
   }
 
   async write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
-    this.#open();
-    try {
-      return this.#writeTransaction(batch);
-    } catch (error) {
-      throw sqliteError(error, this.location);
-    }
+    return this.#guard(() => this.#writeTransaction(batch));
   }
 
   #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
@@ -199,8 +194,7 @@ class SqliteBackend implements LogBackend {
   }
 
   async readPage(query: EventQuery, after: number, limit: number): Promise<EventPage> {
-    this.#open();
-    try {
+    return this.#guard(() => {
       const head = this.#maxSeq.get() ?? 0;
       const until = Math.min(query.until ?? head, head);
       if (after >= until) return { events: [], head };
@@ -212,32 +206,26 @@ class SqliteBackend implements LogBackend {
       }
       const rows = statement.all(...params, after, until, limit) as Row[];
       return { events: rows.map(toEvent), head };
-    } catch (error) {
-      throw sqliteError(error, this.location);
-    }
+    });
   }
 
   async head(): Promise<number> {
-    this.#open();
-    return this.#maxSeq.get() ?? 0;
+    return this.#guard(() => this.#maxSeq.get() ?? 0);
   }
 
   async continuities(): Promise<ContinuityHead[]> {
-    this.#open();
-    const rows = this.#db
-      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
-      .raw(true)
-      .all() as HeadRow[];
-    return rows.map(toHead);
+    return this.#guard(() => {
+      const sql = `SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`;
+      return (this.#db.prepare(sql).raw(true).all() as HeadRow[]).map(toHead);
+    });
   }
 
   async continuity(id: string): Promise<ContinuityHead | undefined> {
-    this.#open();
-    const row = this.#db
-      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`)
-      .raw(true)
-      .get(id) as HeadRow | undefined;
-    return row ? toHead(row) : undefined;
+    return this.#guard(() => {
+      const sql = `SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`;
+      const row = this.#db.prepare(sql).raw(true).get(id) as HeadRow | undefined;
+      return row ? toHead(row) : undefined;
+    });
   }
 
   watch(listener: (head: number) => void): () => void {
@@ -247,7 +235,7 @@ class SqliteBackend implements LogBackend {
       // Referenced on purpose: a live subscription keeps the process alive, as a socket would.
       this.#poll = setInterval(() => this.#checkForeignCommits(), this.#pollIntervalMs);
     }
-    listener(this.#maxSeq.get() ?? 0);
+    listener(this.#guard(() => this.#maxSeq.get() ?? 0));
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0 && this.#poll) {
@@ -259,11 +247,17 @@ class SqliteBackend implements LogBackend {
 
   #checkForeignCommits(): void {
     if (!this.#db.open) return;
-    // data_version changes only when another connection commits.
-    const version = this.#db.pragma("data_version", { simple: true }) as number;
-    if (version === this.#dataVersion) return;
-    this.#dataVersion = version;
-    const head = this.#maxSeq.get() ?? 0;
+    let head: number;
+    try {
+      // data_version changes only when another connection commits.
+      const version = this.#db.pragma("data_version", { simple: true }) as number;
+      if (version === this.#dataVersion) return;
+      this.#dataVersion = version;
+      head = this.#maxSeq.get() ?? 0;
+    } catch {
+      // A timer must not throw; a broken database surfaces on the subscriber's next read.
+      return;
+    }
     for (const listener of this.#listeners) listener(head);
   }
 
@@ -274,11 +268,17 @@ class SqliteBackend implements LogBackend {
     if (this.#db.open) this.#db.close();
   }
 
-  #open(): void {
+  /** Runs one database call, turning every SQLite failure into a `StoreError` that says what to do. */
+  #guard<T>(call: () => T): T {
     if (!this.#db.open) {
       throw new StoreError("store.closed", "the event store is closed", {
         hint: "Open the store again",
       });
+    }
+    try {
+      return call();
+    } catch (error) {
+      throw sqliteError(error, this.location);
     }
   }
 }
