@@ -7,7 +7,11 @@ import { openEventStore } from "../src/log/index.js";
 import { StoreError } from "../src/spec/index.js";
 import { collect, turn } from "./support/events.js";
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe("opening a SQLite store that is not what it should be", () => {
   let dir: string;
@@ -40,7 +44,9 @@ describe("opening a SQLite store that is not what it should be", () => {
   it("refuses another program's SQLite database", async () => {
     const path = join(dir, "app.db");
     const db = new Database(path);
-    db.exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')");
+    db.exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES ('ada')",
+    );
     db.close();
     const error = (await failure(openEventStore({ db: path }))) as StoreError;
     expect(error.code).toBe("store.foreign-database");
@@ -64,7 +70,10 @@ describe("opening a SQLite store that is not what it should be", () => {
 
   it("answers a damaged database with a store error, not a crash", async () => {
     const store = await openEventStore({ db: dir, durability: "fast" });
-    for (let i = 0; i < 20; i++) await store.appendBatch(Array.from({ length: 50 }, (_, k) => turn("main", `${i}.${k} ${"x".repeat(200)}`)));
+    for (let i = 0; i < 20; i++)
+      await store.appendBatch(
+        Array.from({ length: 50 }, (_, k) => turn("main", `${i}.${k} ${"x".repeat(200)}`)),
+      );
     await store.close();
     const file = join(dir, "spool.db");
     const checkpoint = new Database(file);

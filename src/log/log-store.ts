@@ -57,7 +57,7 @@ class LogStore implements EventStore {
     this.#pageSize = options.pageSize ?? 1000;
     const newUlid = monotonicFactory();
     this.#defaults = {
-      now: options.defaults?.now ?? (() => new Date().toISOString()),
+      now: options.defaults?.now ?? isoClock(),
       newId: options.defaults?.newId ?? (() => newUlid()),
     };
     this.#queue = new AppendQueue(
@@ -207,6 +207,20 @@ class LogStore implements EventStore {
     })();
     return this.#closing;
   }
+}
+
+/** `new Date().toISOString()`, formatted once per millisecond rather than once per event. */
+function isoClock(): () => string {
+  let lastMs = -1;
+  let lastIso = "";
+  return () => {
+    const ms = Date.now();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = new Date(ms).toISOString();
+    }
+    return lastIso;
+  };
 }
 
 function closedError(): StoreError {

@@ -14,23 +14,39 @@ export function canonicalJson(value: unknown): string {
     case "number":
       if (!Number.isFinite(value)) throw new TypeError(`cannot encode ${value} as JSON`);
       return JSON.stringify(value);
-    case "object": {
+    case "object":
       if (value === null) return "null";
-      if (Array.isArray(value)) {
-        return `[${value.map((item) => (item === undefined ? fail("undefined") : canonicalJson(item))).join(",")}]`;
-      }
+      if (Array.isArray(value)) return canonicalArray(value);
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
         return canonicalJson((value as { toJSON(): unknown }).toJSON());
       }
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((key) => record[key] !== undefined)
-        .sort();
-      return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
-    }
+      return canonicalObject(value as Record<string, unknown>);
     default:
       return fail(typeof value);
   }
+}
+
+// Plain loops and string concatenation: this runs for every appended event.
+function canonicalArray(items: readonly unknown[]): string {
+  let out = "[";
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === undefined) fail("undefined");
+    out += i === 0 ? canonicalJson(item) : `,${canonicalJson(item)}`;
+  }
+  return `${out}]`;
+}
+
+function canonicalObject(record: Record<string, unknown>): string {
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
 }
 
 function fail(kind: string): never {

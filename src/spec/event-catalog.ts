@@ -114,6 +114,12 @@ export function prepareEvent(input: NewEvent, defaults: EventDefaults): Prepared
         message: `must be one of ${spec.streams.join(", ")} for ${typeName}`,
       });
     }
+    if (stream?.kind === "continuity" && stream.id !== envelope.data.continuity) {
+      issues.push({
+        path: "stream.id",
+        message: "of a continuity stream must be the continuity's own id",
+      });
+    }
     if (!stream && !spec.streams.includes("continuity")) {
       issues.push({
         path: "stream",

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalJson } from "./canonical-json.js";
 import type { PreparedEvent } from "./event.js";
 
@@ -26,5 +26,6 @@ export function canonicalEvent(event: PreparedEvent, dataJson = canonicalJson(ev
 
 /** `sha256(previousHash + "\n" + canonical)` as lowercase hex: one link of a continuity's chain. */
 export function chainHash(previousHash: string, canonical: string): string {
-  return createHash("sha256").update(previousHash).update("\n").update(canonical).digest("hex");
+  // The one-shot digest avoids a Hash object per event, which dominated batched appends.
+  return hash("sha256", `${previousHash}\n${canonical}`, "hex");
 }

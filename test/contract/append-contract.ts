@@ -59,6 +59,7 @@ export function appendContract(factory: HarnessFactory): void {
         { ...turn("main", "x"), continuity: "has space" },
         { ...turn("main", "x"), stream: { kind: "step", id: "s1" } },
         { ...turn("main", "x"), ts: "yesterday" },
+        { ...turn("main", "x"), stream: { kind: "continuity", id: "elsewhere" } },
         { ...turn("main", "x"), origin: "nul\u0000byte" },
         { ...turn("main", "x"), origin: "lone \ud800" },
         { ...delta("main", "s1", "x"), stream: undefined },

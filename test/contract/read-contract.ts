@@ -49,6 +49,11 @@ export function readContract(factory: HarnessFactory): void {
         "d16",
         "d19",
       ]);
+      const own = await collect(store.read({ stream: { kind: "continuity", id: "a" } }));
+      expect(own.map((event) => event.type)).toEqual([
+        "continuity.created",
+        ...Array(10).fill("turn.added"),
+      ]);
       const inContinuity = await collect(
         store.read({ continuity: "a", stream: { kind: "step", id: "step-1" } }),
       );

@@ -2,6 +2,7 @@ import type pg from "pg";
 import {
   type Criticality,
   type SpoolEvent,
+  STREAM_KINDS,
   StoreError,
   type StreamKind,
 } from "../../spec/index.js";
@@ -47,7 +48,7 @@ interface ContinuityRow {
  */
 export class PostgresEventSql {
   readonly #t: PostgresTables;
-  readonly #readShapes = new Map<number, string>();
+  readonly #readShapes = new Map<string, string>();
 
   constructor(tables: PostgresTables) {
     this.#t = tables;
@@ -144,9 +145,11 @@ export class PostgresEventSql {
       shape |= 1;
       values.push(query.continuity);
     }
+    let kind = "";
     if (query.stream !== undefined) {
       shape |= 2;
-      values.push(query.stream.kind, query.stream.id);
+      kind = streamKind(query.stream.kind);
+      values.push(query.stream.id);
     }
     if (query.types !== undefined) {
       shape |= 4;
@@ -154,8 +157,8 @@ export class PostgresEventSql {
     }
     values.push(limit);
     const result = await pool.query<EventRow>({
-      name: `spool_read_${shape}`,
-      text: this.#readSql(shape),
+      name: `spool_read_${shape}${kind && `_${kind}`}`,
+      text: this.#readSql(shape, kind),
       values,
     });
     return { events: result.rows.map(toEvent), head };
@@ -181,18 +184,33 @@ export class PostgresEventSql {
     return row ? toContinuity(row) : undefined;
   }
 
-  #readSql(shape: number): string {
-    let sql = this.#readShapes.get(shape);
+  #readSql(shape: number, kind: string): string {
+    const key = `${shape}:${kind}`;
+    let sql = this.#readShapes.get(key);
     if (sql) return sql;
     const where = ["seq > $1", "seq <= $2"];
     let next = 3;
     if (shape & 1) where.push(`continuity = $${next++}`);
-    if (shape & 2) where.push(`stream_kind = $${next++}`, `stream_id = $${next++}`);
+    // The kind is written into the statement so the planner can use the partial stream index;
+    // a continuity's own stream has the continuity's id and is served by the continuity index.
+    if (shape & 2 && kind === "continuity")
+      where.push(`continuity = $${next++}`, "stream_kind = 'continuity'");
+    else if (shape & 2) where.push(`stream_kind = '${kind}'`, `stream_id = $${next++}`);
     if (shape & 4) where.push(`type = ANY($${next++}::text[])`);
     sql = `SELECT ${EVENT_COLUMNS} FROM ${this.#t.events} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $${next}`;
-    this.#readShapes.set(shape, sql);
+    this.#readShapes.set(key, sql);
     return sql;
   }
+}
+
+/** Checks a stream kind before it is written into SQL text; kinds are a closed set. */
+function streamKind(kind: string): StreamKind {
+  if (!(STREAM_KINDS as readonly string[]).includes(kind)) {
+    throw new StoreError("store.io", `unknown stream kind ${JSON.stringify(kind)}`, {
+      hint: `Use one of ${STREAM_KINDS.join(", ")}`,
+    });
+  }
+  return kind as StreamKind;
 }
 
 function toEvent(row: EventRow): SpoolEvent {

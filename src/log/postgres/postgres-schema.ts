@@ -63,7 +63,8 @@ const MIGRATIONS: ReadonlyArray<(t: PostgresTables) => string[]> = [
       hash text NOT NULL
     )`,
     `CREATE INDEX IF NOT EXISTS spool_events_by_continuity ON ${t.events} (continuity, seq)`,
-    `CREATE INDEX IF NOT EXISTS spool_events_by_stream ON ${t.events} (stream_kind, stream_id, seq)`,
+    // Partial: a continuity's own stream is served by the continuity index.
+    `CREATE INDEX IF NOT EXISTS spool_events_by_stream ON ${t.events} (stream_kind, stream_id, seq) WHERE stream_kind <> 'continuity'`,
     `CREATE TABLE IF NOT EXISTS ${t.continuities} (
       continuity text PRIMARY KEY,
       events bigint NOT NULL,

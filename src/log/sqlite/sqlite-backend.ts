@@ -1,10 +1,18 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { chainHash, GENESIS_HASH, type SpoolEvent, StoreError } from "../../spec/index.js";
+import {
+  chainHash,
+  GENESIS_HASH,
+  type SpoolEvent,
+  STREAM_KINDS,
+  StoreError,
+  type StreamKind,
+} from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
 import { FileArtifactStore } from "./file-artifacts.js";
+import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
 
@@ -22,7 +30,10 @@ export interface SqliteBackendOptions {
   /** A directory (holding `spool.db` and `artifacts/`) or a `.db`/`.sqlite` file path. */
   path: string;
   durability?: Durability;
-  /** How often to look for commits made by other processes while someone subscribes (default 20 ms). */
+  /**
+   * How often to look for commits made by other processes while someone subscribes, beside the
+   * file watch that usually notices them at once (default 100 ms).
+   */
   pollIntervalMs?: number;
   /** How long a writer waits for another process's write lock (default 10 s). */
   busyTimeoutMs?: number;
@@ -41,6 +52,19 @@ export function sqlitePaths(path: string): { file: string; artifacts: string } {
   if (isFile && !isDirectory)
     return { file: absolute, artifacts: join(dirname(absolute), "artifacts") };
   return { file: join(absolute, "spool.db"), artifacts: join(absolute, "artifacts") };
+}
+
+/** Rows per multi-row INSERT (12 parameters each, within SQLite's 32,766-parameter limit). */
+const INSERT_ROWS = 100;
+
+/** A continuity's chain head while a batch is being linked. */
+interface ChainHead {
+  hash: string;
+  added: number;
+  first: number;
+  last: number;
+  firstAt: string;
+  lastAt: string;
 }
 
 type Row = [
@@ -92,15 +116,16 @@ class SqliteBackend implements LogBackend {
   readonly location: string;
   readonly artifacts: FileArtifactStore;
   readonly #db: Database.Database;
-  readonly #pollIntervalMs: number;
   readonly #reads = new Map<string, Database.Statement>();
   readonly #insert: Database.Statement;
+  /** One statement inserting `INSERT_ROWS` rows: far fewer native calls than a row at a time. */
+  readonly #insertMany: Database.Statement;
   readonly #headOf: Database.Statement<[string], [string, number]>;
   readonly #upsertHead: Database.Statement;
   readonly #maxSeq: Database.Statement<[], number | null>;
   readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
   readonly #listeners = new Set<(head: number) => void>();
-  #poll: NodeJS.Timeout | undefined;
+  readonly #foreignCommits: ForeignCommitWatch;
   #dataVersion = 0;
 
   constructor(
@@ -111,11 +136,16 @@ class SqliteBackend implements LogBackend {
   ) {
     this.#db = db;
     this.location = file;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 20;
-    this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
-    this.#insert = db.prepare(
-      `INSERT INTO events (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    this.#foreignCommits = new ForeignCommitWatch(
+      file,
+      () => this.#checkForeignCommits(),
+      options.pollIntervalMs ?? 100,
     );
+    this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
+    const rows = (count: number) =>
+      Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
+    this.#insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(1)}`);
+    this.#insertMany = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(INSERT_ROWS)}`);
     this.#headOf = db
       .prepare("SELECT head_hash, events FROM continuities WHERE continuity = ?")
       .raw(true) as Database.Statement<[string], [string, number]>;
@@ -138,11 +168,9 @@ class SqliteBackend implements LogBackend {
 
   #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
     let seq = this.#maxSeq.get() ?? 0;
-    const heads = new Map<
-      string,
-      { hash: string; added: number; first: number; last: number; firstAt: string; lastAt: string }
-    >();
+    const heads = new Map<string, ChainHead>();
     const stored: SpoolEvent[] = [];
+    let values: unknown[] = [];
     for (const { event, dataJson, canonical } of batch) {
       seq += 1;
       let head = heads.get(event.continuity);
@@ -163,7 +191,7 @@ class SqliteBackend implements LogBackend {
       head.added += 1;
       head.last = seq;
       head.lastAt = event.ts;
-      this.#insert.run(
+      values.push(
         seq,
         event.id,
         event.continuity,
@@ -177,8 +205,14 @@ class SqliteBackend implements LogBackend {
         dataJson,
         hash,
       );
+      if (values.length === INSERT_ROWS * 12) {
+        this.#insertMany.run(values);
+        values = [];
+      }
       stored.push({ seq, ...event, hash });
     }
+    for (let offset = 0; offset < values.length; offset += 12)
+      this.#insert.run(values.slice(offset, offset + 12));
     for (const [continuity, head] of heads) {
       this.#upsertHead.run(
         continuity,
@@ -230,18 +264,16 @@ class SqliteBackend implements LogBackend {
 
   watch(listener: (head: number) => void): () => void {
     this.#listeners.add(listener);
-    if (!this.#poll) {
-      this.#dataVersion = this.#db.pragma("data_version", { simple: true }) as number;
-      // Referenced on purpose: a live subscription keeps the process alive, as a socket would.
-      this.#poll = setInterval(() => this.#checkForeignCommits(), this.#pollIntervalMs);
+    if (!this.#foreignCommits.running) {
+      this.#dataVersion = this.#guard(
+        () => this.#db.pragma("data_version", { simple: true }) as number,
+      );
+      this.#foreignCommits.start();
     }
     listener(this.#guard(() => this.#maxSeq.get() ?? 0));
     return () => {
       this.#listeners.delete(listener);
-      if (this.#listeners.size === 0 && this.#poll) {
-        clearInterval(this.#poll);
-        this.#poll = undefined;
-      }
+      if (this.#listeners.size === 0) this.#foreignCommits.stop();
     };
   }
 
@@ -262,8 +294,7 @@ class SqliteBackend implements LogBackend {
   }
 
   async close(): Promise<void> {
-    if (this.#poll) clearInterval(this.#poll);
-    this.#poll = undefined;
+    this.#foreignCommits.stop();
     this.#listeners.clear();
     if (this.#db.open) this.#db.close();
   }
@@ -290,9 +321,14 @@ function readSql(query: EventQuery): { sql: string; params: unknown[] } {
     where.push("continuity = ?");
     params.push(query.continuity);
   }
-  if (query.stream) {
-    where.push("stream_kind = ? AND stream_id = ?");
-    params.push(query.stream.kind, query.stream.id);
+  if (query.stream?.kind === "continuity") {
+    // A continuity's own stream is served by the continuity index (its id is the continuity's).
+    where.push("continuity = ? AND stream_kind = 'continuity'");
+    params.push(query.stream.id);
+  } else if (query.stream) {
+    // The literal kind lets the planner use the partial stream index; kinds are a closed set.
+    where.push(`stream_kind = '${streamKind(query.stream.kind)}' AND stream_id = ?`);
+    params.push(query.stream.id);
   }
   if (query.types) {
     // An empty list of types matches nothing, as on PostgreSQL (`type = ANY('{}')`).
@@ -304,6 +340,15 @@ function readSql(query: EventQuery): { sql: string; params: unknown[] } {
     sql: `SELECT ${COLUMNS} FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`,
     params,
   };
+}
+
+function streamKind(kind: string): StreamKind {
+  if (!(STREAM_KINDS as readonly string[]).includes(kind)) {
+    throw new StoreError("store.io", `unknown stream kind ${JSON.stringify(kind)}`, {
+      hint: `Use one of ${STREAM_KINDS.join(", ")}`,
+    });
+  }
+  return kind as StreamKind;
 }
 
 function toEvent(row: Row): SpoolEvent {

@@ -21,7 +21,7 @@ CREATE TABLE events (
   hash TEXT NOT NULL
 );
 CREATE INDEX events_by_continuity ON events (continuity, seq);
-CREATE INDEX events_by_stream ON events (stream_kind, stream_id, seq);
+CREATE INDEX events_by_stream ON events (stream_kind, stream_id, seq) WHERE stream_kind <> 'continuity';
 CREATE TABLE continuities (
   continuity TEXT PRIMARY KEY,
   events INTEGER NOT NULL,
