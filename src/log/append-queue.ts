@@ -39,7 +39,11 @@ export interface AppendQueueOptions {
 export class AppendQueue {
   readonly #write: (batch: readonly PendingEvent[]) => Promise<SpoolEvent[]>;
   readonly #options: AppendQueueOptions;
-  #groups: QueuedGroup[] = [];
+  /** Pending groups are `#groups[#head…]`: taking from the front must not shift the array. */
+  #groups: (QueuedGroup | undefined)[] = [];
+  #head = 0;
+  /** Pending groups holding a critical event: they make the next write urgent. */
+  #critical = 0;
   #queued = 0;
   #writing: Promise<void> | undefined;
   #immediate: NodeJS.Immediate | undefined;
@@ -53,13 +57,25 @@ export class AppendQueue {
     this.#options = options;
   }
 
+  /** Queues one validated event; resolves with it as stored (or with what it coalesced into). */
+  enqueueOne(event: PreparedEvent): Promise<SpoolEvent> {
+    const droppable = event.criticality === "droppable";
+    if (droppable) {
+      const merged = this.#coalesce(event);
+      if (merged !== undefined) return merged;
+    }
+    return new Promise((resolve, reject) => {
+      const group: QueuedGroup = {
+        events: [{ event, settle: [{ resolve, reject }] }],
+        critical: !droppable,
+        open: droppable && eventSpec(event.type)?.coalesce !== undefined,
+      };
+      this.#push(group);
+    });
+  }
+
   /** Queues validated events as one atomic group; resolves with them as stored. */
   enqueue(events: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
-    const single = events.length === 1 ? events[0] : undefined;
-    if (single && single.criticality === "droppable") {
-      const merged = this.#coalesce(single);
-      if (merged !== undefined) return merged.then((event) => [event]);
-    }
     const group: QueuedGroup = { events: [], critical: false, open: false };
     const done = events.map((event) => {
       const queued: QueuedEvent = { event, settle: [] };
@@ -67,28 +83,31 @@ export class AppendQueue {
       if (event.criticality === "critical") group.critical = true;
       return new Promise<SpoolEvent>((resolve, reject) => queued.settle.push({ resolve, reject }));
     });
-    group.open =
-      single?.criticality === "droppable" && eventSpec(single.type)?.coalesce !== undefined;
-    this.#groups.push(group);
-    this.#queued += events.length;
-    this.#schedule(group.critical || this.#queued >= this.#options.maxBatch);
+    this.#push(group);
     return Promise.all(done);
+  }
+
+  #push(group: QueuedGroup): void {
+    this.#groups.push(group);
+    if (group.critical) this.#critical += 1;
+    this.#queued += group.events.length;
+    this.#schedule(group.critical || this.#queued >= this.#options.maxBatch);
   }
 
   /** Writes everything queued, droppable events included, and waits for it. */
   async drain(): Promise<void> {
-    while (this.#groups.length > 0 || this.#writing !== undefined) {
+    while (this.#pending > 0 || this.#writing !== undefined) {
       if (this.#writing !== undefined) await this.#writing;
       else this.#startWriting();
     }
   }
 
   get idle(): boolean {
-    return this.#groups.length === 0 && this.#writing === undefined;
+    return this.#pending === 0 && this.#writing === undefined;
   }
 
   #coalesce(event: PreparedEvent): Promise<SpoolEvent> | undefined {
-    const last = this.#groups.at(-1);
+    const last = this.#pending > 0 ? this.#groups.at(-1) : undefined;
     const target = last?.open ? last.events[0] : undefined;
     if (!target) return undefined;
     const previous = target.event;
@@ -126,10 +145,10 @@ export class AppendQueue {
   }
 
   #startWriting(): void {
-    if (this.#writing !== undefined || this.#groups.length === 0) return;
+    if (this.#writing !== undefined || this.#pending === 0) return;
     this.#writing = this.#writeLoop().finally(() => {
       this.#writing = undefined;
-      if (this.#groups.length > 0) this.#schedule(this.#groups.some((group) => group.critical));
+      if (this.#pending > 0) this.#schedule(this.#critical > 0);
     });
   }
 
@@ -148,21 +167,28 @@ export class AppendQueue {
         for (const queued of taken) for (const { reject } of queued.settle) reject(error);
       }
       // Keep going only while something urgent waits; lone droppables wait for their timer.
-      taken =
-        this.#groups.some((group) => group.critical) || this.#queued >= this.#options.maxBatch
-          ? this.#take()
-          : [];
+      taken = this.#critical > 0 || this.#queued >= this.#options.maxBatch ? this.#take() : [];
     }
+  }
+
+  get #pending(): number {
+    return this.#groups.length - this.#head;
   }
 
   #take(): QueuedEvent[] {
     const taken: QueuedEvent[] = [];
-    while (this.#groups.length > 0) {
-      const group = this.#groups[0]!;
+    while (this.#pending > 0) {
+      const group = this.#groups[this.#head]!;
       if (taken.length > 0 && taken.length + group.events.length > this.#options.maxBatch) break;
-      this.#groups.shift();
+      this.#groups[this.#head] = undefined;
+      this.#head += 1;
+      if (group.critical) this.#critical -= 1;
       group.open = false;
-      taken.push(...group.events);
+      for (const queued of group.events) taken.push(queued);
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#groups.length) {
+      this.#groups = this.#groups.slice(this.#head);
+      this.#head = 0;
     }
     this.#queued -= taken.length;
     return taken;

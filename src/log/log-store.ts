@@ -75,9 +75,13 @@ class LogStore implements EventStore {
     return this.#backend.artifacts;
   }
 
-  async append(event: NewEvent): Promise<SpoolEvent> {
-    const [stored] = await this.#enqueue([event]);
-    return stored!;
+  append(event: NewEvent): Promise<SpoolEvent> {
+    if (this.#closed) return Promise.reject(closedError());
+    try {
+      return this.#queue.enqueueOne(prepareEvent(event, this.#defaults));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {

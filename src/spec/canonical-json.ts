@@ -7,6 +7,12 @@
  * numbers, `undefined` inside arrays); catalog schemas keep such values out of events.
  */
 export function canonicalJson(value: unknown): string {
+  // Most payloads are small objects whose keys already sort: native stringify is then canonical.
+  if (typeof value === "object" && value !== null && isSortedTree(value, 0)) return JSON.stringify(value);
+  return encode(value);
+}
+
+function encode(value: unknown): string {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -18,7 +24,7 @@ export function canonicalJson(value: unknown): string {
       if (value === null) return "null";
       if (Array.isArray(value)) return canonicalArray(value);
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-        return canonicalJson((value as { toJSON(): unknown }).toJSON());
+        return encode((value as { toJSON(): unknown }).toJSON());
       }
       return canonicalObject(value as Record<string, unknown>);
     default:
@@ -32,7 +38,7 @@ function canonicalArray(items: readonly unknown[]): string {
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     if (item === undefined) fail("undefined");
-    out += i === 0 ? canonicalJson(item) : `,${canonicalJson(item)}`;
+    out += i === 0 ? encode(item) : `,${encode(item)}`;
   }
   return `${out}]`;
 }
@@ -44,9 +50,45 @@ function canonicalObject(record: Record<string, unknown>): string {
   for (const key of keys) {
     const member = record[key];
     if (member === undefined) continue;
-    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${encode(member)}`;
   }
   return `${out}}`;
+}
+
+/**
+ * True when `JSON.stringify(value)` already is the canonical form: plain objects and arrays only,
+ * keys in sorted order, no `undefined`, no `toJSON`, only finite numbers, not too deep to check.
+ */
+function isSortedTree(value: object, depth: number): boolean {
+  if (depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainLeafOrSorted(item, depth)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    if (!isPlainLeafOrSorted((value as Record<string, unknown>)[key], depth)) return false;
+    previous = key;
+  }
+  return true;
+}
+
+function isPlainLeafOrSorted(item: unknown, depth: number): boolean {
+  switch (typeof item) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(item);
+    case "object":
+      return item === null || isSortedTree(item, depth + 1);
+    default:
+      return false;
+  }
 }
 
 function fail(kind: string): never {

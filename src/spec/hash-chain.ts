@@ -4,6 +4,7 @@ import type { PreparedEvent } from "./event.js";
 
 /** Version tag of the canonical event form; a new form gets a new tag, old events keep theirs. */
 const CANONICAL_FORM = "spool.event.v1";
+const FORM_PREFIX = `[${JSON.stringify(CANONICAL_FORM)},`;
 
 /**
  * The canonical text of an event: everything in the envelope except `seq` (a store position,
@@ -11,7 +12,8 @@ const CANONICAL_FORM = "spool.event.v1";
  * `dataJson` is the canonical JSON of `data`, passed in when already computed.
  */
 export function canonicalEvent(event: PreparedEvent, dataJson = canonicalJson(event.data)): string {
-  return `[${JSON.stringify(CANONICAL_FORM)},${canonicalJson([
+  // The envelope is an array of strings and nulls, for which native stringify is canonical.
+  const envelope = JSON.stringify([
     event.id,
     event.continuity,
     event.stream.kind,
@@ -21,7 +23,8 @@ export function canonicalEvent(event: PreparedEvent, dataJson = canonicalJson(ev
     event.actor,
     event.origin,
     event.criticality,
-  ])},${dataJson}]`;
+  ]);
+  return `${FORM_PREFIX}${envelope},${dataJson}]`;
 }
 
 /** `sha256(previousHash + "\n" + canonical)` as lowercase hex: one link of a continuity's chain. */
