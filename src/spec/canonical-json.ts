@@ -8,7 +8,8 @@
  */
 export function canonicalJson(value: unknown): string {
   // Most payloads are small objects whose keys already sort: native stringify is then canonical.
-  if (typeof value === "object" && value !== null && isSortedTree(value, 0)) return JSON.stringify(value);
+  if (typeof value === "object" && value !== null && isSortedTree(value, 0))
+    return JSON.stringify(value);
   return encode(value);
 }
 
