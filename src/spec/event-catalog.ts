@@ -1,10 +1,10 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { envelopeSchema, isPlainEnvelope } from "./envelope.js";
 import { type EventIssue, EventValidationError } from "./errors.js";
 import { type NewEvent, type PreparedEvent, type SpoolEvent, STREAM_KINDS } from "./event.js";
 import { artifactEvents } from "./events/artifact-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
-import { identifier, ulidString } from "./events/define-event.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
@@ -52,28 +52,6 @@ export function isEvent<T extends EventType>(event: SpoolEvent, type: T): event 
   return event.type === type;
 }
 
-const envelopeSchema = z.strictObject({
-  continuity: identifier,
-  type: z.string(),
-  data: z.unknown(),
-  stream: z.strictObject({ kind: z.enum(STREAM_KINDS), id: identifier }).optional(),
-  actor: identifier.nullish(),
-  origin: z
-    .string()
-    .min(1)
-    .max(200)
-    // Stored as a column, not escaped JSON: control characters and lone surrogates would not survive.
-    .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must hold no control characters and no lone surrogates")
-    .nullish(),
-  ts: z.iso
-    .datetime({
-      offset: true,
-      message: "must be an ISO-8601 time such as 2026-01-31T12:00:00.000Z",
-    })
-    .optional(),
-  id: ulidString.optional(),
-});
-
 /** Where ids and times come from when an event does not bring its own (injected in tests). */
 export interface EventDefaults {
   now(): string;
@@ -86,7 +64,9 @@ export interface EventDefaults {
  */
 export function prepareEvent(input: NewEvent, defaults: EventDefaults): PreparedEvent {
   const typeName = typeof input?.type === "string" ? input.type : String(input?.type);
-  const envelope = envelopeSchema.safeParse(input);
+  const envelope = isPlainEnvelope(input)
+    ? { success: true as const, data: input }
+    : envelopeSchema.safeParse(input);
   const issues: EventIssue[] = envelope.success ? [] : toIssues(envelope.error, []);
   const spec = eventSpec(typeName);
   if (!spec) {
@@ -137,7 +117,10 @@ export function prepareEvent(input: NewEvent, defaults: EventDefaults): Prepared
   return {
     id: value.id ?? defaults.newId(),
     continuity: value.continuity,
-    stream: value.stream ?? { kind: "continuity", id: value.continuity },
+    // A copy: the caller's object may change after append returns.
+    stream: value.stream
+      ? { kind: value.stream.kind, id: value.stream.id }
+      : { kind: "continuity", id: value.continuity },
     type: typeName,
     ts: value.ts ?? defaults.now(),
     actor: value.actor ?? null,
