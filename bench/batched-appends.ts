@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { EventStore } from "../src/log/event-store.js";
 import type { SpoolEvent } from "../src/spec/index.js";
+import type { CappedRate } from "./critical-appends.js";
 import { perSecond } from "./stats.js";
 import { tokenDelta, turnAdded } from "./workload.js";
 
@@ -10,24 +11,34 @@ export const APPEND_BATCH = 1_000;
 export const DROPPABLE_BURST = 1_000;
 
 /**
- * Row 2a: events/s of `n` droppable `token.delta` appends fired without awaiting any: bursts of
- * 1,000 with an event-loop turn between them, then `flush()` and every promise awaited. Deltas
- * alternate between steps so none coalesce: every append is one stored row, as in the ceiling.
+ * Row 2a: events/s of up to `n` droppable `token.delta` appends fired without awaiting any:
+ * bursts of 1,000 with an event-loop turn between them, then `flush()` and every promise awaited.
+ * Deltas alternate between steps so none coalesce: every append is one stored row, as in the
+ * ceiling. Firing stops early once `capMs` has passed (the flush is still timed).
  */
-export async function droppableAppends(store: EventStore, n: number): Promise<number> {
+export async function droppableAppends(
+  store: EventStore,
+  n: number,
+  capMs = Number.POSITIVE_INFINITY,
+): Promise<CappedRate> {
   await store.append(tokenDelta("bench", 0)); // warm-up: statements prepared, chain started
   await store.flush();
   const start = performance.now();
-  const appended: Promise<SpoolEvent>[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    appended[i] = store.append(tokenDelta("bench", i));
-    if ((i + 1) % DROPPABLE_BURST === 0) await nextTurn();
+  const appended: Promise<SpoolEvent>[] = [];
+  while (appended.length < n && performance.now() - start < capMs) {
+    for (let k = 0; k < DROPPABLE_BURST && appended.length < n; k++) {
+      appended.push(store.append(tokenDelta("bench", appended.length)));
+    }
+    await nextTurn();
   }
   await store.flush();
   const stored = await Promise.all(appended);
   const ms = performance.now() - start;
-  if (stored.at(-1)!.seq - stored[0]!.seq !== n - 1) throw new Error("deltas coalesced or lost");
-  return perSecond(n, ms);
+  const events = appended.length;
+  if (stored.at(-1)!.seq - stored[0]!.seq !== events - 1) {
+    throw new Error("deltas coalesced or lost");
+  }
+  return { perSecond: perSecond(events, ms), events };
 }
 
 /** Row 2b: events/s of `n` critical `turn.added` events in awaited `appendBatch` calls of 1,000. */

@@ -4,7 +4,7 @@ import type { Durability } from "../src/log/sqlite/sqlite-backend.js";
 import { type EmbeddedServer, startEmbeddedPostgres } from "./embedded-postgres-server.js";
 import type { Engine } from "./engine.js";
 import { perSecond } from "./stats.js";
-import { countEvent, RAW_COLUMNS, type ReplayState, rawRow } from "./workload.js";
+import { countEvent, RAW_COLUMNS, type ReplayState, rawParameterGroups } from "./workload.js";
 
 /** The adapter the PostgreSQL half needs; until it exists that half is skipped. */
 export const POSTGRES_ADAPTER = fileURLToPath(
@@ -21,6 +21,7 @@ const WARMUP = 50;
 const RAW_DATABASE = "bench_raw";
 
 const COLUMNS = RAW_COLUMNS.join(", ");
+const PLACEHOLDERS = RAW_COLUMNS.map((_, i) => `$${i + 1}`).join(", ");
 const UNNEST_TYPES = RAW_COLUMNS.map(
   (column, i) => `$${i + 1}::${column === "seq" ? "bigint" : "text"}[]`,
 );
@@ -30,7 +31,7 @@ export class PostgresEngine implements Engine {
   readonly kind = "postgres" as const;
   readonly notes = [
     "ceilings: one `pg` client on a table shaped like Spool's spool_events (same columns and row sizes, primary key + one index), synchronous_commit on for strict and off for fast",
-    "critical ceiling: a named prepared single-row INSERT, autocommit; batched ceiling: `INSERT … SELECT * FROM unnest($1…$12)` of 1,000 rows per statement, autocommit",
+    "critical ceiling: a named prepared single-row INSERT, autocommit; batched ceiling: `INSERT … SELECT * FROM unnest($1…$12)` of 1,000 rows per statement, autocommit; all row values built before the clock starts",
     `fold ceiling: a cursor over \`SELECT <all columns> FROM spool_events ORDER BY seq\` fetched ${SCAN_FETCH.toLocaleString("en-US")} rows at a time in array mode, JSON.parse of data, same counting`,
     "latency ceiling: `WITH added AS (INSERT … RETURNING seq) SELECT pg_notify(…)` on one client; the second client, on LISTEN, reads the row with `SELECT … WHERE seq > $1` when notified",
   ];
@@ -74,36 +75,35 @@ export class PostgresEngine implements Engine {
 
   async singleInserts(n: number, durability: Durability): Promise<number> {
     return this.#withRawTable(durability, async (client, table) => {
-      const insert = (seq: number) =>
+      const rows = rawParameterGroups(1, WARMUP + n, 1);
+      const insert = (i: number) =>
         client.query({
           name: `insert_${table}`,
-          text: `INSERT INTO ${table} (${COLUMNS}) VALUES (${RAW_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})`,
-          values: rawRow(seq),
+          text: `INSERT INTO ${table} (${COLUMNS}) VALUES (${PLACEHOLDERS})`,
+          values: rows[i],
         });
-      for (let seq = 1; seq <= WARMUP; seq++) await insert(seq);
+      for (let i = 0; i < WARMUP; i++) await insert(i);
       const start = performance.now();
-      for (let seq = WARMUP + 1; seq <= WARMUP + n; seq++) await insert(seq);
+      for (let i = WARMUP; i < WARMUP + n; i++) await insert(i);
       return perSecond(n, performance.now() - start);
     });
   }
 
   async batchInserts(n: number, durability: Durability): Promise<number> {
     return this.#withRawTable(durability, async (client, table) => {
-      const insert = (first: number) => {
-        const columns: unknown[][] = RAW_COLUMNS.map(() => []);
-        for (let seq = first; seq < first + BATCH; seq++) {
-          const row = rawRow(seq);
-          for (let column = 0; column < row.length; column++) columns[column]!.push(row[column]);
-        }
-        return client.query({
+      // One array per column per statement, as unnest takes them.
+      const statements = rawParameterGroups(1, BATCH + n, BATCH).map((values) =>
+        RAW_COLUMNS.map((_, column) => values.filter((_, i) => i % RAW_COLUMNS.length === column)),
+      );
+      const insert = (i: number) =>
+        client.query({
           name: `batch_${table}`,
           text: `INSERT INTO ${table} (${COLUMNS}) SELECT * FROM unnest(${UNNEST_TYPES.join(", ")})`,
-          values: columns,
+          values: statements[i],
         });
-      };
-      await insert(1);
+      await insert(0);
       const start = performance.now();
-      for (let first = BATCH + 1; first <= BATCH + n; first += BATCH) await insert(first);
+      for (let i = 1; i <= n / BATCH; i++) await insert(i);
       return perSecond(n, performance.now() - start);
     });
   }
@@ -142,6 +142,7 @@ export class PostgresEngine implements Engine {
       await reader.connect();
       try {
         const channel = `notify_${table}`;
+        const rows = rawParameterGroups(1, WARMUP + n, 1);
         let wake: (() => void) | undefined;
         reader.on("notification", () => wake?.());
         await reader.query(`LISTEN ${channel}`);
@@ -154,9 +155,9 @@ export class PostgresEngine implements Engine {
           // Insert and notify commit together, as a Spool write does.
           const written = writer.query({
             name: `notify_insert_${table}`,
-            text: `WITH added AS (INSERT INTO ${table} (${COLUMNS}) VALUES (${RAW_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING seq)
+            text: `WITH added AS (INSERT INTO ${table} (${COLUMNS}) VALUES (${PLACEHOLDERS}) RETURNING seq)
                    SELECT pg_notify('${channel}', seq::text) FROM added`,
-            values: rawRow(seq),
+            values: rows[seq - 1],
           });
           await notified;
           const read = await reader.query({

@@ -10,6 +10,9 @@ const WARMUP = 20;
  * receives that event, for `n` critical appends sent one at a time (each delivery awaited before
  * the next). The subscription first catches up on a backlog and passes its `up-to-date` marker.
  * `writer` and `reader` may be the same store (in-process) or two stores on one log.
+ *
+ * Each append follows the previous delivery at once, so a subscriber that learns of commits by
+ * polling sees every append just after a poll: its p50 then shows the full interval, not half.
  */
 export async function subscribeLatencies(
   writer: EventStore,
@@ -18,8 +21,8 @@ export async function subscribeLatencies(
 ): Promise<number[]> {
   const continuity = "latency";
   await writer.appendBatch(Array.from({ length: BACKLOG }, (_, i) => turnAdded(continuity, i)));
-  // The SQLite adapter's poll timer is unref'd: with nothing else pending, node would exit while
-  // the subscriber waits for another connection's commit. This timer keeps the process alive.
+  // Keeps node alive while the subscriber waits: an adapter whose only pending work is an unref'd
+  // timer (SQLite's foreign-commit poll was) would otherwise let the process exit mid-measure.
   const keepAlive = setInterval(() => {}, 1_000);
   const stop = new AbortController();
   const messages = reader.subscribe({ continuity, signal: stop.signal })[Symbol.asyncIterator]();

@@ -89,6 +89,23 @@ export function rawRow(seq: number, textLength = ROW_TEXT): unknown[] {
   ];
 }
 
+/**
+ * The raw rows `first … first + count - 1`, flattened `perGroup` rows at a time into one parameter
+ * list per group (a multi-row statement's values, or one row's when `perGroup` is 1). Ceilings
+ * build these before their clock starts, so they time the engine alone.
+ */
+export function rawParameterGroups(first: number, count: number, perGroup: number): unknown[][] {
+  const groups: unknown[][] = [];
+  for (let start = first; start < first + count; start += perGroup) {
+    const values: unknown[] = [];
+    for (let seq = start; seq < Math.min(first + count, start + perGroup); seq++) {
+      values.push(...rawRow(seq));
+    }
+    groups.push(values);
+  }
+  return groups;
+}
+
 /** What the replay row folds into: it touches every event's type and data. */
 export interface ReplayState {
   events: number;

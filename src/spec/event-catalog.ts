@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { envelopeSchema, isPlainEnvelope } from "./envelope.js";
 import { type EventIssue, EventValidationError } from "./errors.js";
-import { type NewEvent, type PreparedEvent, type SpoolEvent, STREAM_KINDS } from "./event.js";
+import type { NewEvent, PreparedEvent, SpoolEvent } from "./event.js";
 import { artifactEvents } from "./events/artifact-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
