@@ -65,6 +65,9 @@ export class PostgresEventSql {
    */
   async write(client: pg.ClientBase, batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
     const t = this.#t;
+    // The head row lock comes first, in a statement of its own: a later statement's snapshot then
+    // includes every commit made before the lock was granted. (Reading the chain heads in the
+    // same statement would use a snapshot from before the wait, and link onto stale heads.)
     const advanced = await client.query<{ last_seq: string }>({
       name: "spool_advance_head",
       text: `UPDATE ${t.head} SET last_seq = last_seq + $1 WHERE id = 1 RETURNING last_seq`,
@@ -77,41 +80,33 @@ export class PostgresEventSql {
       });
     const last = Number(lastRow.last_seq);
     const first = last - batch.length + 1;
-
     const ids = [...new Set(batch.map((pending) => pending.event.continuity))];
-    const heads = await client.query<{ continuity: string; head_hash: string }>({
+    const current = await client.query<{ continuity: string; head_hash: string }>({
       name: "spool_continuity_heads",
       text: `SELECT continuity, head_hash FROM ${t.continuities} WHERE continuity = ANY($1::text[])`,
       values: [ids],
     });
-    const linked = linkBatch(
-      batch,
-      first,
-      new Map(heads.rows.map((row) => [row.continuity, row.head_hash])),
-    );
+    const heads = new Map(current.rows.map((row) => [row.continuity, row.head_hash]));
+    const linked = linkBatch(batch, first, heads);
 
+    // One round trip: the events, the continuity heads and the notification, in one statement.
     await client.query({
       name: "spool_insert_events",
-      text: `INSERT INTO ${t.events} (${EVENT_COLUMNS})
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                  $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`,
-      values: linked.eventColumns,
-    });
-    await client.query({
-      name: "spool_upsert_continuities",
-      text: `INSERT INTO ${t.continuities} AS c (continuity, events, first_seq, last_seq, created_at, last_at, head_hash)
-             SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[])
-             ON CONFLICT (continuity) DO UPDATE SET
-               events = c.events + excluded.events,
-               last_seq = excluded.last_seq,
-               last_at = excluded.last_at,
-               head_hash = excluded.head_hash`,
-      values: linked.continuityColumns,
-    });
-    await client.query({
-      name: "spool_notify",
-      text: "SELECT pg_notify($1, $2)",
-      values: [NOTIFY_CHANNEL, String(last)],
+      text: `WITH inserted AS (
+               INSERT INTO ${t.events} (${EVENT_COLUMNS})
+               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                                    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+             ), heads AS (
+               INSERT INTO ${t.continuities} AS c (continuity, events, first_seq, last_seq, created_at, last_at, head_hash)
+               SELECT * FROM unnest($13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[])
+               ON CONFLICT (continuity) DO UPDATE SET
+                 events = c.events + excluded.events,
+                 last_seq = excluded.last_seq,
+                 last_at = excluded.last_at,
+                 head_hash = excluded.head_hash
+             )
+             SELECT pg_notify($20, $21)`,
+      values: [...linked.eventColumns, ...linked.continuityColumns, NOTIFY_CHANNEL, String(last)],
     });
     return linked.stored;
   }
