@@ -60,15 +60,5 @@ export interface NewEvent<Data = unknown> {
   id?: string;
 }
 
-/** An event validated against the catalog, not yet positioned in the log. */
-export interface PreparedEvent {
-  id: string;
-  continuity: string;
-  stream: StreamRef;
-  type: string;
-  ts: string;
-  actor: string | null;
-  origin: string | null;
-  criticality: Criticality;
-  data: unknown;
-}
+/** An event validated against the catalog, not yet positioned in the log (no `seq`, no `hash`). */
+export type PreparedEvent = Omit<SpoolEvent, "seq" | "hash">;

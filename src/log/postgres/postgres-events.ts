@@ -2,12 +2,12 @@ import type pg from "pg";
 import {
   type Criticality,
   type SpoolEvent,
-  STREAM_KINDS,
   StoreError,
   type StreamKind,
 } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import type { EventPage, PendingEvent } from "../log-backend.js";
+import { checkStreamKind } from "../stream-kind.js";
 import { linkBatch } from "./postgres-batch.js";
 import type { PostgresTables } from "./postgres-schema.js";
 
@@ -143,7 +143,7 @@ export class PostgresEventSql {
     let kind = "";
     if (query.stream !== undefined) {
       shape |= 2;
-      kind = streamKind(query.stream.kind);
+      kind = checkStreamKind(query.stream.kind);
       values.push(query.stream.id);
     }
     if (query.types !== undefined) {
@@ -196,16 +196,6 @@ export class PostgresEventSql {
     this.#readShapes.set(key, sql);
     return sql;
   }
-}
-
-/** Checks a stream kind before it is written into SQL text; kinds are a closed set. */
-function streamKind(kind: string): StreamKind {
-  if (!(STREAM_KINDS as readonly string[]).includes(kind)) {
-    throw new StoreError("store.io", `unknown stream kind ${JSON.stringify(kind)}`, {
-      hint: `Use one of ${STREAM_KINDS.join(", ")}`,
-    });
-  }
-  return kind as StreamKind;
 }
 
 function toEvent(row: EventRow): SpoolEvent {

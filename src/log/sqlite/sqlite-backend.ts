@@ -1,16 +1,10 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import {
-  chainHash,
-  GENESIS_HASH,
-  type SpoolEvent,
-  STREAM_KINDS,
-  StoreError,
-  type StreamKind,
-} from "../../spec/index.js";
+import { chainHash, GENESIS_HASH, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
+import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
@@ -327,7 +321,7 @@ function readSql(query: EventQuery): { sql: string; params: unknown[] } {
     params.push(query.stream.id);
   } else if (query.stream) {
     // The literal kind lets the planner use the partial stream index; kinds are a closed set.
-    where.push(`stream_kind = '${streamKind(query.stream.kind)}' AND stream_id = ?`);
+    where.push(`stream_kind = '${checkStreamKind(query.stream.kind)}' AND stream_id = ?`);
     params.push(query.stream.id);
   }
   if (query.types) {
@@ -340,15 +334,6 @@ function readSql(query: EventQuery): { sql: string; params: unknown[] } {
     sql: `SELECT ${COLUMNS} FROM events WHERE ${where.join(" AND ")} ORDER BY seq LIMIT ?`,
     params,
   };
-}
-
-function streamKind(kind: string): StreamKind {
-  if (!(STREAM_KINDS as readonly string[]).includes(kind)) {
-    throw new StoreError("store.io", `unknown stream kind ${JSON.stringify(kind)}`, {
-      hint: `Use one of ${STREAM_KINDS.join(", ")}`,
-    });
-  }
-  return kind as StreamKind;
 }
 
 function toEvent(row: Row): SpoolEvent {
