@@ -102,10 +102,6 @@ export class AppendQueue {
     }
   }
 
-  get idle(): boolean {
-    return this.#pending === 0 && this.#writing === undefined;
-  }
-
   #coalesce(event: PreparedEvent): Promise<SpoolEvent> | undefined {
     const last = this.#pending > 0 ? this.#groups.at(-1) : undefined;
     const target = last?.open ? last.events[0] : undefined;

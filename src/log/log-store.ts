@@ -2,7 +2,6 @@ import { monotonicFactory } from "ulid";
 import {
   type EventDefaults,
   type NewEvent,
-  type PreparedEvent,
   prepareEvent,
   type SpoolEvent,
   StoreError,
@@ -76,28 +75,25 @@ class LogStore implements EventStore {
   }
 
   append(event: NewEvent): Promise<SpoolEvent> {
-    if (this.#closed) return Promise.reject(closedError());
-    try {
-      return this.#queue.enqueueOne(prepareEvent(event, this.#defaults));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.#submit(() => this.#queue.enqueueOne(prepareEvent(event, this.#defaults)));
   }
 
   appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
     if (events.length === 0) return Promise.resolve([]);
-    return this.#enqueue(events);
+    // Every event is validated before any is queued: one bad event and nothing is written.
+    return this.#submit(() =>
+      this.#queue.enqueue(events.map((event) => prepareEvent(event, this.#defaults))),
+    );
   }
 
-  #enqueue(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
+  /** Queues through `enqueue`, turning a closed store or a validation error into a rejection. */
+  #submit<T>(enqueue: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(closedError());
-    let prepared: PreparedEvent[];
     try {
-      prepared = events.map((event) => prepareEvent(event, this.#defaults));
+      return enqueue();
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#queue.enqueue(prepared);
   }
 
   flush(): Promise<void> {

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { STREAM_KINDS } from "./event.js";
-import { identifier, ulidString } from "./events/define-event.js";
+import {
+  IDENTIFIER_MAX,
+  IDENTIFIER_PATTERN,
+  identifier,
+  ULID_PATTERN,
+  ulidString,
+} from "./events/define-event.js";
+
+// Stored as a column, not escaped JSON: control characters and lone surrogates would not survive.
+const ORIGIN_PATTERN = /^[^\p{Cc}\p{Cs}]+$/u;
+const ORIGIN_MAX = 200;
 
 /** The envelope fields a caller may give, checked before the type's own data schema. */
 export const envelopeSchema = z.strictObject({
@@ -12,9 +22,8 @@ export const envelopeSchema = z.strictObject({
   origin: z
     .string()
     .min(1)
-    .max(200)
-    // Stored as a column, not escaped JSON: control characters and lone surrogates would not survive.
-    .regex(/^[^\p{Cc}\p{Cs}]+$/u, "must hold no control characters and no lone surrogates")
+    .max(ORIGIN_MAX)
+    .regex(ORIGIN_PATTERN, "must hold no control characters and no lone surrogates")
     .nullish(),
   ts: z.iso
     .datetime({
@@ -28,11 +37,11 @@ export const envelopeSchema = z.strictObject({
 /** The envelope as `envelopeSchema` returns it. */
 export type Envelope = z.output<typeof envelopeSchema>;
 
-const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
-const ORIGIN = /^[^\p{Cc}\p{Cs}]{1,200}$/u;
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const KEYS = new Set(["continuity", "type", "data", "stream", "actor", "origin", "ts", "id"]);
 const KINDS: ReadonlySet<unknown> = new Set(STREAM_KINDS);
+
+const isIdentifier = (value: unknown): boolean =>
+  typeof value === "string" && value.length <= IDENTIFIER_MAX && IDENTIFIER_PATTERN.test(value);
 
 /**
  * A fast check that accepts only envelopes `envelopeSchema` also accepts (a property test holds
@@ -43,14 +52,16 @@ export function isPlainEnvelope(input: unknown): input is Envelope {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return false;
   const value = input as Record<string, unknown>;
   for (const key in value) if (!KEYS.has(key) || !Object.hasOwn(value, key)) return false;
-  if (typeof value.continuity !== "string" || !IDENTIFIER.test(value.continuity)) return false;
+  if (!isIdentifier(value.continuity)) return false;
   if (typeof value.type !== "string" || value.ts !== undefined) return false;
-  if (value.id !== undefined && (typeof value.id !== "string" || !ULID.test(value.id)))
+  if (value.id !== undefined && (typeof value.id !== "string" || !ULID_PATTERN.test(value.id)))
     return false;
-  if (value.actor != null && (typeof value.actor !== "string" || !IDENTIFIER.test(value.actor)))
-    return false;
+  if (value.actor != null && !isIdentifier(value.actor)) return false;
   const origin = value.origin;
-  if (origin != null && (typeof origin !== "string" || origin.length > 200 || !ORIGIN.test(origin)))
+  if (
+    origin != null &&
+    (typeof origin !== "string" || origin.length > ORIGIN_MAX || !ORIGIN_PATTERN.test(origin))
+  )
     return false;
   const stream = value.stream;
   if (stream === undefined) return true;
@@ -62,5 +73,5 @@ export function isPlainEnvelope(input: unknown): input is Envelope {
     return false;
   const ref = stream as Record<string, unknown>;
   if (Object.keys(ref).length !== 2 || !KINDS.has(ref.kind)) return false;
-  return typeof ref.id === "string" && IDENTIFIER.test(ref.id);
+  return isIdentifier(ref.id);
 }

@@ -151,9 +151,10 @@ export class PostgresEventSql {
       values.push(query.types);
     }
     values.push(limit);
+    const name = `spool_read_${shape}${kind && `_${kind}`}`;
     const result = await pool.query<EventRow>({
-      name: `spool_read_${shape}${kind && `_${kind}`}`,
-      text: this.#readSql(shape, kind),
+      name,
+      text: this.#readSql(name, shape, kind),
       values,
     });
     return { events: result.rows.map(toEvent), head };
@@ -179,9 +180,9 @@ export class PostgresEventSql {
     return row ? toContinuity(row) : undefined;
   }
 
-  #readSql(shape: number, kind: string): string {
-    const key = `${shape}:${kind}`;
-    let sql = this.#readShapes.get(key);
+  /** The SQL of one query shape, built once per statement `name` (which encodes the shape). */
+  #readSql(name: string, shape: number, kind: string): string {
+    let sql = this.#readShapes.get(name);
     if (sql) return sql;
     const where = ["seq > $1", "seq <= $2"];
     let next = 3;
@@ -193,7 +194,7 @@ export class PostgresEventSql {
     else if (shape & 2) where.push(`stream_kind = '${kind}'`, `stream_id = $${next++}`);
     if (shape & 4) where.push(`type = ANY($${next++}::text[])`);
     sql = `SELECT ${EVENT_COLUMNS} FROM ${this.#t.events} WHERE ${where.join(" AND ")} ORDER BY seq LIMIT $${next}`;
-    this.#readShapes.set(key, sql);
+    this.#readShapes.set(name, sql);
     return sql;
   }
 }

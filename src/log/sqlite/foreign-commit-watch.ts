@@ -50,10 +50,10 @@ export class ForeignCommitWatch {
     this.#poll = undefined;
   }
 
+  /** Ends the file watch; the poll, if running, then holds the process open instead. */
   #stopWatcher(): void {
-    const watcher = this.#watcher;
+    this.#watcher?.close();
     this.#watcher = undefined;
-    watcher?.close();
-    if (this.#poll && !this.#watcher) this.#poll.ref();
+    this.#poll?.ref();
   }
 }

@@ -114,7 +114,9 @@ class SqliteBackend implements LogBackend {
   readonly #insert: Database.Statement;
   /** One statement inserting `INSERT_ROWS` rows: far fewer native calls than a row at a time. */
   readonly #insertMany: Database.Statement;
-  readonly #headOf: Database.Statement<[string], [string, number]>;
+  readonly #headOf: Database.Statement<[string], string>;
+  readonly #allHeads: Database.Statement<[], HeadRow>;
+  readonly #oneHead: Database.Statement<[string], HeadRow>;
   readonly #upsertHead: Database.Statement;
   readonly #maxSeq: Database.Statement<[], number | null>;
   readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
@@ -141,8 +143,14 @@ class SqliteBackend implements LogBackend {
     this.#insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(1)}`);
     this.#insertMany = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(INSERT_ROWS)}`);
     this.#headOf = db
-      .prepare("SELECT head_hash, events FROM continuities WHERE continuity = ?")
-      .raw(true) as Database.Statement<[string], [string, number]>;
+      .prepare("SELECT head_hash FROM continuities WHERE continuity = ?")
+      .pluck() as Database.Statement<[string], string>;
+    this.#allHeads = db
+      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
+      .raw(true) as Database.Statement<[], HeadRow>;
+    this.#oneHead = db
+      .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`)
+      .raw(true) as Database.Statement<[string], HeadRow>;
     this.#upsertHead = db.prepare(
       `INSERT INTO continuities (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (continuity) DO UPDATE SET events = events + excluded.events, last_seq = excluded.last_seq,
@@ -169,9 +177,8 @@ class SqliteBackend implements LogBackend {
       seq += 1;
       let head = heads.get(event.continuity);
       if (!head) {
-        const row = this.#headOf.get(event.continuity);
         head = {
-          hash: row?.[0] ?? GENESIS_HASH,
+          hash: this.#headOf.get(event.continuity) ?? GENESIS_HASH,
           added: 0,
           first: seq,
           last: seq,
@@ -243,15 +250,13 @@ class SqliteBackend implements LogBackend {
 
   async continuities(): Promise<ContinuityHead[]> {
     return this.#guard(() => {
-      const sql = `SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`;
-      return (this.#db.prepare(sql).raw(true).all() as HeadRow[]).map(toHead);
+      return this.#allHeads.all().map(toHead);
     });
   }
 
   async continuity(id: string): Promise<ContinuityHead | undefined> {
     return this.#guard(() => {
-      const sql = `SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`;
-      const row = this.#db.prepare(sql).raw(true).get(id) as HeadRow | undefined;
+      const row = this.#oneHead.get(id);
       return row ? toHead(row) : undefined;
     });
   }

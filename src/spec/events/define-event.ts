@@ -30,13 +30,17 @@ export function defineEvent<S extends z.ZodType>(spec: EventSpec<S>): EventSpec<
   return spec;
 }
 
+/** The characters of an identifier (at most `IDENTIFIER_MAX` of them). */
+export const IDENTIFIER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
+export const IDENTIFIER_MAX = 128;
+
 /** Identifiers of continuities, streams and actors: safe in paths, URLs and shells. */
 export const identifier = z
   .string()
   .min(1, "must not be empty")
-  .max(128, "must be at most 128 characters")
+  .max(IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`)
   .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/,
+    IDENTIFIER_PATTERN,
     "must start with a letter or digit and hold only letters, digits and . _ : @ -",
   );
 
@@ -54,4 +58,5 @@ export const artifactRef = z.strictObject({
 });
 
 /** A ULID: 26 characters of Crockford base32. */
-export const ulidString = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "must be a ULID");
+export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+export const ulidString = z.string().regex(ULID_PATTERN, "must be a ULID");
