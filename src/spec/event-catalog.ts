@@ -2,9 +2,11 @@ import type { z } from "zod";
 import { envelopeSchema, isPlainEnvelope } from "./envelope.js";
 import { type EventIssue, EventValidationError } from "./errors.js";
 import type { NewEvent, PreparedEvent, SpoolEvent } from "./event.js";
+import { actionEvents } from "./events/action-events.js";
 import { artifactEvents } from "./events/artifact-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
+import { feedEvents } from "./events/feed-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
@@ -19,6 +21,8 @@ export const EVENT_CATALOG = {
   ...threadEvents,
   ...artifactEvents,
   ...tokenEvents,
+  ...actionEvents,
+  ...feedEvents,
 } satisfies Record<string, EventSpec>;
 
 /** A type name from the catalog. */
