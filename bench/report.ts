@@ -1,10 +1,15 @@
-/** What a row's target bounds: the ratio to the ceiling, or the absolute value. */
-export type Target = { minRatio: number } | { maxValue: number };
+/** What a row's target bounds: the ratio to the baseline, or the absolute value. */
+export type Target = { minRatio: number } | { maxValue: number } | { minValue: number };
+
+/** Units of a row; `ms` and `µs` are latencies (lower is better), the rest throughputs. */
+export type Unit = "events/s" | "tokens/s" | "MB/s" | "ms" | "µs";
+
+const LATENCY_UNITS: readonly Unit[] = ["ms", "µs"];
 
 /** One line of a table: Spool's median beside the engine's ceiling from the same run. */
 export interface ResultRow {
   measure: string;
-  unit: "events/s" | "ms";
+  unit: Unit;
   spool: number;
   /** The raw engine's figure for the same work; absent where there is none. */
   ceiling?: number;
@@ -17,6 +22,8 @@ export interface EngineSection {
   /** Engine and driver versions. */
   engine?: string;
   rows: ResultRow[];
+  /** The baseline column's heading (default `ceiling`): e.g. `bare scan`, `AI SDK`. */
+  baseline?: string;
   /** Lines printed under the table (fill rates, how the ceilings were taken). */
   notes: string[];
   skipped?: string;
@@ -36,26 +43,34 @@ function met(row: ResultRow): boolean | undefined {
     const r = ratio(row);
     return r === undefined ? undefined : r >= row.target.minRatio;
   }
+  if ("minValue" in row.target) return row.spool >= row.target.minValue;
   return row.spool <= row.target.maxValue;
 }
 
-function value(n: number, unit: ResultRow["unit"]): string {
+function value(n: number, unit: Unit): string {
   if (!Number.isFinite(n)) return "—";
-  return unit === "ms"
-    ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`
-    : `${Math.round(n).toLocaleString("en-US")}/s`;
+  if (LATENCY_UNITS.includes(unit)) return `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ${unit}`;
+  if (unit === "MB/s")
+    return `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en-US")} MB/s`;
+  return `${Math.round(n).toLocaleString("en-US")}${unit === "tokens/s" ? " tokens" : ""}/s`;
 }
 
 function targetText(row: ResultRow): string {
   if (!row.target) return "—";
-  if ("minRatio" in row.target) return `≥ ${Math.round(row.target.minRatio * 100)}% of ceiling`;
-  return `≤ ${row.target.maxValue} ms`;
+  if ("minRatio" in row.target) {
+    return row.target.minRatio > 1
+      ? `≥ ${row.target.minRatio}× baseline`
+      : `≥ ${Math.round(row.target.minRatio * 100)}% of baseline`;
+  }
+  if ("minValue" in row.target) return `≥ ${value(row.target.minValue, row.unit)}`;
+  return `≤ ${value(row.target.maxValue, row.unit)}`;
 }
 
 function ratioText(row: ResultRow): string {
   const r = ratio(row);
   if (r === undefined || !Number.isFinite(r)) return "—";
-  return row.unit === "ms" ? `${r.toFixed(1)}×` : `${Math.round(r * 100)}%`;
+  if (LATENCY_UNITS.includes(row.unit) || r > 2) return `${r.toFixed(1)}×`;
+  return `${Math.round(r * 100)}%`;
 }
 
 /** A markdown table of `section` (or its skip line), with its title and notes. */
@@ -63,7 +78,7 @@ export function renderSection(section: EngineSection): string {
   const lines = [`### ${section.title}${section.engine ? ` — ${section.engine}` : ""}`, ""];
   if (section.skipped) return [...lines, `skipped: ${section.skipped}`, ""].join("\n");
   lines.push(
-    "| measure | spool | ceiling | ratio | target | met |",
+    `| measure | spool | ${section.baseline ?? "ceiling"} | ratio | target | met |`,
     "|---|---:|---:|---:|---|---|",
   );
   for (const row of section.rows) {
