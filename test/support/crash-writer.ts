@@ -1,7 +1,8 @@
 /**
  * Appends to a store at full speed until killed, printing `ack <seq> <id> <hash>` for every event
- * whose append has resolved. Four writers run at once: single critical appends, atomic batches,
- * droppable deltas followed by a critical event, and artifacts referenced by events.
+ * whose append has resolved. Four writers run at once: single critical appends, atomic batches
+ * (every fourth large enough for SQLite's writer thread), droppable deltas followed by a critical
+ * event, and artifacts referenced by events.
  * Args: <db> <run>.
  */
 import { openEventStore } from "../../src/log/open-store.js";
@@ -29,8 +30,11 @@ async function singles() {
   for (let i = 0; ; i++) ack([await store.append(turn(`single ${i} ${"·".repeat(i % 50)}`))]);
 }
 async function batches() {
-  for (let i = 0; ; i++)
-    ack(await store.appendBatch([0, 1, 2, 3, 4].map((k) => turn(`batch ${i}.${k}`))));
+  for (let i = 0; ; i++) {
+    // Every fourth batch is large enough for SQLite's writer thread.
+    const size = i % 4 === 3 ? 250 : 5;
+    ack(await store.appendBatch(Array.from({ length: size }, (_, k) => turn(`batch ${i}.${k}`))));
+  }
 }
 async function deltas() {
   for (let i = 0; ; i++) {
