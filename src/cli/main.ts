@@ -4,6 +4,7 @@ import { createContinuity, listContinuities } from "./commands/continuities.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
+import { protocolParse } from "./commands/protocol-parse.js";
 import { turnAdd } from "./commands/turn-add.js";
 import { type CliIo, type CommandContext, createContext, UsageError } from "./context.js";
 import { redactSecrets } from "./redact.js";
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   continuities: { "": listContinuities, list: listContinuities, create: createContinuity },
   turn: { add: turnAdd },
   log: { show: logShow, tail: logTail, verify: logVerify },
+  protocol: { parse: protocolParse },
 };
 
 /**

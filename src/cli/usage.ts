@@ -44,6 +44,7 @@ Commands:
   log show <continuity>         Show a continuity's events
   log tail                      Show the newest events; --follow keeps watching
   log verify                    Check every hash chain for tampering
+  protocol parse [FILE]         Parse model output into protocol events (JSON lines)
 
 Options:
 ${DB}
@@ -145,6 +146,37 @@ Run \`spool log <command> --help\` for its options.
     ],
     ["spool log verify", "spool log verify --continuity home --json"],
   ),
+  protocol: {
+    synopsis: "spool protocol parse [options] [FILE | -]",
+    text: `Usage: spool protocol parse [options] [FILE | -]
+
+Commands:
+  protocol parse [FILE]  Parse model output into protocol events (JSON lines)
+
+Run \`spool protocol parse --help\` for its options.
+`,
+  },
+  "protocol parse": {
+    synopsis: "spool protocol parse [--chunk N | --random-chunks SEED] [--coalesce] [FILE | -]",
+    text: `Usage: spool protocol parse [--chunk N | --random-chunks SEED] [--coalesce] [FILE | -]
+
+Runs the streaming protocol parser (<thought>, <action>, <response>, <context_feed>) over a model
+output and prints its events as JSON lines: block-start, block-delta, block-end, action, error.
+Reads FILE, or standard input for - or no FILE (as it arrives). Needs no store.
+See docs/protocol.md for the syntax and every event and error.
+
+Options:
+  --chunk <n>            Push the input in pieces of n characters (UTF-16 units)
+  --random-chunks <seed> Push it in pieces of 1–16 characters, cut by a seeded generator
+  --coalesce             Merge adjacent deltas of one block: every chunking prints the same lines
+  -h, --help             Show this help
+
+Examples:
+  spool protocol parse output.txt
+  spool protocol parse --chunk 1 --coalesce output.txt
+  my-model | spool protocol parse -
+`,
+  },
 };
 
 /** Every command name, for "did you mean" suggestions. */
