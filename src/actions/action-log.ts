@@ -1,0 +1,45 @@
+import type { EventType, NewEventOf } from "../spec/index.js";
+
+/**
+ * The event types the scheduler and its executors write: the action lifecycle, protocol errors of
+ * the step's output, and the state changes internal actions make (variables, context feeds).
+ */
+export type ActionLogType = Extract<
+  EventType,
+  `action.${string}` | "protocol.error" | `variable.${string}` | `feed.${string}`
+>;
+
+/** The `data` a caller gives for an event of type `T` (checked against the catalog on record). */
+export type ActionLogData<T extends ActionLogType> = NewEventOf<T>["data"];
+
+/**
+ * Where an event belongs besides its step. `task` names the action whose own task stream takes
+ * its lifecycle events: the scheduler passes it for `fire_and_forget` actions, which outlive the
+ * step. Only `action.*` events follow it; state changes stay on the step's stream.
+ */
+export interface RecordScope {
+  task?: string;
+}
+
+/** One recorded event, as an in-memory log keeps it and as subscribers see it. */
+export type ActionLogEntry = {
+  [T in ActionLogType]: { type: T; data: ActionLogData<T>; task?: string };
+}[ActionLogType];
+
+/**
+ * The sink for everything a step's actions do.
+ *
+ * Contract: `record` validates `data` against the event catalog (a bad event rejects with
+ * `EventValidationError` and nothing is written) and resolves once the event is durable for
+ * critical types (for droppable ones, once written or batched). Events are written in the order
+ * `record` was called, so a caller may start the next record without awaiting the previous one.
+ * It never resolves before the event is in the log: `action.dispatched` awaited means the intent
+ * is on disk before the executor runs.
+ */
+export interface ActionLog {
+  record<T extends ActionLogType>(
+    type: T,
+    data: ActionLogData<T>,
+    scope?: RecordScope,
+  ): Promise<void>;
+}

@@ -1,0 +1,123 @@
+import { ConfigError, SpoolError } from "../spec/index.js";
+import type { ActionLog } from "./action-log.js";
+import type { ActionRefusal, CheckedActionExecutor } from "./checked-executor.js";
+import type { ActionCall } from "./executor.js";
+import {
+  type AnyInternalAction,
+  type InternalActionsPolicy,
+  internalActionRefusal,
+  internalActionsPolicySchema,
+} from "./internal-action.js";
+import { describeParameterIssues } from "./parameter-issues.js";
+import type { VariableStore } from "./variable-store.js";
+
+/** Options of `createInternalExecutor`. */
+export interface InternalExecutorOptions {
+  /** The table of internal actions (`internalVariableActions()`, the feeds' actions, …). */
+  actions: readonly AnyInternalAction[];
+  /** The manifest's `internal_actions` section (default: enabled, everything allowed). */
+  policy?: InternalActionsPolicy;
+  variables: VariableStore;
+  /** Where the actions record their state changes: the step's log. */
+  log: ActionLog;
+}
+
+/**
+ * The executor of `type="internal"` actions: one per step, since its actions record to the step's
+ * log.
+ *
+ * Contract: an unknown name is `unknown-executor` (with the list of names); a name the policy
+ * refuses is `action.skipped` `not-allowed`, never a silent no-op; invalid parameters are
+ * `bad-parameters` with their field paths. The policy is validated on creation: an unknown field,
+ * or a name in `allowed_actions`/`blocked_actions` that is not in the table, is a `ConfigError`.
+ */
+export function createInternalExecutor(options: InternalExecutorOptions): CheckedActionExecutor {
+  const byName = new Map<string, AnyInternalAction>();
+  for (const action of options.actions) {
+    if (byName.has(action.name)) {
+      throw new ConfigError(
+        "config.internal-actions",
+        `two internal actions are named "${action.name}"`,
+        {
+          hint: "Give every internal action its own name",
+        },
+      );
+    }
+    byName.set(action.name, action);
+  }
+  const policy = parsePolicy(options.policy ?? {}, byName);
+  const refuse = (name: string, parameters: Record<string, unknown>): ActionRefusal | undefined => {
+    const action = byName.get(name);
+    if (!action) return undefined;
+    const notAllowed = internalActionRefusal(policy, name);
+    if (notAllowed) return { reason: "not-allowed", message: notAllowed };
+    const parsed = action.parameters.safeParse(parameters);
+    if (parsed.success) return undefined;
+    return {
+      reason: "bad-parameters",
+      message: `bad parameters for internal action "${name}": ${describeParameterIssues(parsed.error)}. Call it again with parameters that match its schema.`,
+    };
+  };
+  return {
+    type: "internal",
+    canRun: (name) => byName.has(name),
+    names: () => [...byName.keys()],
+    check: refuse,
+    async execute(call: ActionCall) {
+      const action = byName.get(call.name);
+      const refusal = action ? refuse(call.name, call.parameters) : undefined;
+      if (!action || refusal) {
+        throw new SpoolError(
+          refusal ? `action.${refusal.reason}` : "action.unknown-internal",
+          refusal?.message ?? `there is no internal action named "${call.name}"`,
+        );
+      }
+      const parsed = action.parameters.parse(call.parameters);
+      return action.run(parsed, {
+        actionId: call.actionId,
+        attempt: call.attempt,
+        signal: call.signal,
+        progress: call.progress,
+        variables: options.variables,
+        log: options.log,
+      });
+    },
+  };
+}
+
+function parsePolicy(
+  input: InternalActionsPolicy,
+  known: ReadonlyMap<string, AnyInternalAction>,
+): InternalActionsPolicy {
+  const parsed = internalActionsPolicySchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      "config.internal-actions",
+      `internal_actions is invalid: ${describeParameterIssues(parsed.error)}`,
+      { hint: "Use { enabled, allowed_actions?, blocked_actions? } with lists of action names" },
+    );
+  }
+  const { allowed_actions, blocked_actions, allowedActions, blockedActions } = parsed.data;
+  if (allowed_actions && allowedActions) {
+    throw new ConfigError(
+      "config.internal-actions",
+      "internal_actions has both allowed_actions and allowedActions",
+      { hint: "Give the allowed list once" },
+    );
+  }
+  const listed = [
+    ...(allowed_actions ?? []),
+    ...(blocked_actions ?? []),
+    ...(allowedActions ?? []),
+    ...(blockedActions ?? []),
+  ];
+  const unknown = listed.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      "config.internal-actions",
+      `internal_actions names unknown actions: ${unknown.join(", ")}`,
+      { hint: `Known internal actions: ${[...known.keys()].join(", ") || "none"}` },
+    );
+  }
+  return parsed.data;
+}
