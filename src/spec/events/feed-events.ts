@@ -65,6 +65,8 @@ export const feedEvents = {
       feed_id: feedId,
       error: actionError,
       duration_ms: z.number().nonnegative(),
+      /** What asked for the refresh that failed (as in `feed.refreshed`). */
+      trigger: z.enum(["periodic", "on_demand", "initial"]),
     }),
   }),
   "variable.set": defineEvent({
