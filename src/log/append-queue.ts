@@ -1,8 +1,15 @@
-import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
+import {
+  canonicalEvent,
+  canonicalJson,
+  eventSpec,
+  type PreparedEvent,
+  type SpoolEvent,
+} from "../spec/index.js";
+import type { PendingEvent } from "./log-backend.js";
 
 /** One event waiting to be written, and everyone waiting for it. */
 interface QueuedEvent {
-  /** Canonical form is computed by the backend when it writes, after any coalescing. */
+  /** Canonical form is computed when the event is taken for writing, after any coalescing. */
   event: PreparedEvent;
   settle: Array<{ resolve: (event: SpoolEvent) => void; reject: (error: unknown) => void }>;
 }
@@ -30,7 +37,7 @@ export interface AppendQueueOptions {
  * Order of writes is exactly the order of `enqueue` calls.
  */
 export class AppendQueue {
-  readonly #write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>;
+  readonly #write: (batch: readonly PendingEvent[]) => Promise<SpoolEvent[]>;
   readonly #options: AppendQueueOptions;
   /** Pending groups are `#groups[#head…]`: taking from the front must not shift the array. */
   #groups: (QueuedGroup | undefined)[] = [];
@@ -43,7 +50,7 @@ export class AppendQueue {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>,
+    write: (batch: readonly PendingEvent[]) => Promise<SpoolEvent[]>,
     options: AppendQueueOptions,
   ) {
     this.#write = write;
@@ -146,7 +153,7 @@ export class AppendQueue {
     this.#timer = undefined;
     let taken = this.#take();
     while (taken.length > 0) {
-      const batch = taken.map((queued) => queued.event);
+      const batch = taken.map((queued) => toPending(queued.event));
       try {
         const stored = await this.#write(batch);
         taken.forEach((queued, index) => {
@@ -182,4 +189,9 @@ export class AppendQueue {
     this.#queued -= taken.length;
     return taken;
   }
+}
+
+function toPending(event: PreparedEvent): PendingEvent {
+  const dataJson = canonicalJson(event.data);
+  return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
 }

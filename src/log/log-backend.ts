@@ -1,9 +1,4 @@
-import {
-  canonicalEvent,
-  canonicalJson,
-  type PreparedEvent,
-  type SpoolEvent,
-} from "../spec/index.js";
+import type { PreparedEvent, SpoolEvent } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { ContinuityHead, EventQuery } from "./event-store.js";
 
@@ -14,12 +9,6 @@ export interface PendingEvent {
   dataJson: string;
   /** `canonicalEvent(event, dataJson)`: what the chain hash covers. */
   canonical: string;
-}
-
-/** Computes what the chain hash and the data column need; backends call it as they write. */
-export function toPending(event: PreparedEvent): PendingEvent {
-  const dataJson = canonicalJson(event.data);
-  return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
 }
 
 /** One page of a read: events in seq order and the head the read saw. */
@@ -40,10 +29,8 @@ export interface LogBackend {
   /**
    * Writes events atomically and in order in one transaction: assigns seqs (commit order equals
    * seq order), links each continuity's hash chain, and resolves once committed durably.
-   * Canonical forms are computed by the backend (`toPending`), so it may overlap that work with
-   * the engine's.
    */
-  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]>;
+  write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]>;
   /** Up to `limit` events matching `query` with `after < seq ≤ min(until, head)`, in seq order. */
   readPage(query: EventQuery, after: number, limit: number): Promise<EventPage>;
   head(): Promise<number>;

@@ -1,7 +1,7 @@
 /**
  * Appends to a store at full speed until killed, printing `ack <seq> <id> <hash>` for every event
  * whose append has resolved. Four writers run at once: single critical appends, atomic batches
- * (every fourth large enough for SQLite's writer thread), droppable deltas followed by a critical
+ * (every fourth of 250 events), droppable deltas followed by a critical
  * event, and artifacts referenced by events.
  * Args: <db> <run>.
  */
@@ -31,7 +31,6 @@ async function singles() {
 }
 async function batches() {
   for (let i = 0; ; i++) {
-    // Every fourth batch is large enough for SQLite's writer thread.
     const size = i % 4 === 3 ? 250 : 5;
     ack(await store.appendBatch(Array.from({ length: size }, (_, k) => turn(`batch ${i}.${k}`))));
   }

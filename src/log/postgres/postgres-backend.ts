@@ -1,7 +1,7 @@
 import type pg from "pg";
-import { ConfigError, type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
+import { ConfigError, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import type { EventPage, LogBackend } from "../log-backend.js";
+import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
 import { checkPostgresUrl, closedError, postgresError, redactUrl } from "./postgres-errors.js";
 import { PostgresEventSql } from "./postgres-events.js";
@@ -125,7 +125,7 @@ class PostgresBackend implements LogBackend {
     });
   }
 
-  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
     return this.#run(() =>
       batch.length === 0
         ? Promise.resolve([])

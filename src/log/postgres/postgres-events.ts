@@ -1,13 +1,12 @@
 import type pg from "pg";
 import {
   type Criticality,
-  type PreparedEvent,
   type SpoolEvent,
   StoreError,
   type StreamKind,
 } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import { type EventPage, toPending } from "../log-backend.js";
+import type { EventPage, PendingEvent } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { linkBatch } from "./postgres-batch.js";
 import type { PostgresTables } from "./postgres-schema.js";
@@ -64,19 +63,16 @@ export class PostgresEventSql {
    * so seqs have no holes. The continuity heads are read only after that lock is held, so they
    * include every earlier commit.
    */
-  async write(client: pg.ClientBase, events: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  async write(client: pg.ClientBase, batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
     const t = this.#t;
     // The head row lock comes first, in a statement of its own: a later statement's snapshot then
     // includes every commit made before the lock was granted. (Reading the chain heads in the
     // same statement would use a snapshot from before the wait, and link onto stale heads.)
-    const advancing = client.query<{ last_seq: string }>({
+    const advanced = await client.query<{ last_seq: string }>({
       name: "spool_advance_head",
       text: `UPDATE ${t.head} SET last_seq = last_seq + $1 WHERE id = 1 RETURNING last_seq`,
-      values: [events.length],
+      values: [batch.length],
     });
-    // Canonical forms are computed while the lock request is on its way.
-    const batch = events.map(toPending);
-    const advanced = await advancing;
     const lastRow = advanced.rows[0];
     if (!lastRow)
       throw new StoreError("store.io", "the spool_head row is missing", {

@@ -1,25 +1,14 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
+import { chainHash, GENESIS_HASH, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import type { EventPage, LogBackend } from "../log-backend.js";
+import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
-import {
-  COLUMNS,
-  HEAD_COLUMNS,
-  rowValues,
-  SqliteChainWriter,
-  type WrittenRows,
-} from "./sqlite-chain-writer.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
-import { SqliteWriterThread } from "./sqlite-writer-thread.js";
-
-/** Batches at least this large are written by the writer thread, overlapping preparation and I/O. */
-const THREAD_MIN_EVENTS = 200;
 
 /**
  * How much a resolved append survives:
@@ -57,6 +46,19 @@ export function sqlitePaths(path: string): { file: string; artifacts: string } {
   if (isFile && !isDirectory)
     return { file: absolute, artifacts: join(dirname(absolute), "artifacts") };
   return { file: join(absolute, "spool.db"), artifacts: join(absolute, "artifacts") };
+}
+
+/** Rows per multi-row INSERT (12 parameters each, within SQLite's 32,766-parameter limit). */
+const INSERT_ROWS = 100;
+
+/** A continuity's chain head while a batch is being linked. */
+interface ChainHead {
+  hash: string;
+  added: number;
+  first: number;
+  last: number;
+  firstAt: string;
+  lastAt: string;
 }
 
 type Row = [
@@ -99,17 +101,25 @@ export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
   }
 }
 
+const COLUMNS =
+  "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
+const HEAD_COLUMNS = "continuity, events, first_seq, last_seq, created_at, last_at, head_hash";
+
 class SqliteBackend implements LogBackend {
   readonly kind = "sqlite" as const;
   readonly location: string;
   readonly artifacts: FileArtifactStore;
   readonly #db: Database.Database;
   readonly #reads = new Map<string, Database.Statement>();
+  readonly #insert: Database.Statement;
+  /** One statement inserting `INSERT_ROWS` rows: far fewer native calls than a row at a time. */
+  readonly #insertMany: Database.Statement;
+  readonly #headOf: Database.Statement<[string], string>;
   readonly #allHeads: Database.Statement<[], HeadRow>;
   readonly #oneHead: Database.Statement<[string], HeadRow>;
+  readonly #upsertHead: Database.Statement;
   readonly #maxSeq: Database.Statement<[], number | null>;
-  readonly #writer: SqliteChainWriter;
-  readonly #thread: SqliteWriterThread;
+  readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
   readonly #listeners = new Set<(head: number) => void>();
   readonly #foreignCommits: ForeignCommitWatch;
   #dataVersion = 0;
@@ -128,46 +138,94 @@ class SqliteBackend implements LogBackend {
       options.pollIntervalMs ?? 100,
     );
     this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
+    const rows = (count: number) =>
+      Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
+    this.#insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(1)}`);
+    this.#insertMany = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(INSERT_ROWS)}`);
+    this.#headOf = db
+      .prepare("SELECT head_hash FROM continuities WHERE continuity = ?")
+      .pluck() as Database.Statement<[string], string>;
     this.#allHeads = db
       .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
       .raw(true) as Database.Statement<[], HeadRow>;
     this.#oneHead = db
       .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`)
       .raw(true) as Database.Statement<[string], HeadRow>;
+    this.#upsertHead = db.prepare(
+      `INSERT INTO continuities (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (continuity) DO UPDATE SET events = events + excluded.events, last_seq = excluded.last_seq,
+         last_at = excluded.last_at, head_hash = excluded.head_hash`,
+    );
     this.#maxSeq = db.prepare("SELECT max(seq) FROM events").pluck() as Database.Statement<
       [],
       number | null
     >;
-    this.#writer = new SqliteChainWriter(db);
-    this.#thread = new SqliteWriterThread({
-      file,
-      durability: options.durability ?? "strict",
-      busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
-    });
+    const transaction = db.transaction((batch: readonly PendingEvent[]) => this.#writeRows(batch));
+    this.#writeTransaction = (batch) => transaction.immediate(batch);
   }
 
-  async write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
-    let written: WrittenRows;
-    if (batch.length >= THREAD_MIN_EVENTS) {
-      this.#guard(() => undefined); // a closed store refuses before anything is sent
-      written = await this.#thread.write(batch);
-    } else {
-      written = this.#guard(() => {
-        this.#writer.begin();
-        try {
-          this.#writer.add(rowValues(batch));
-          return this.#writer.commit();
-        } catch (error) {
-          this.#writer.rollback();
-          throw error;
-        }
-      });
+  async write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
+    return this.#guard(() => this.#writeTransaction(batch));
+  }
+
+  #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
+    let seq = this.#maxSeq.get() ?? 0;
+    const heads = new Map<string, ChainHead>();
+    const stored: SpoolEvent[] = [];
+    let values: unknown[] = [];
+    for (const { event, dataJson, canonical } of batch) {
+      seq += 1;
+      let head = heads.get(event.continuity);
+      if (!head) {
+        head = {
+          hash: this.#headOf.get(event.continuity) ?? GENESIS_HASH,
+          added: 0,
+          first: seq,
+          last: seq,
+          firstAt: event.ts,
+          lastAt: event.ts,
+        };
+        heads.set(event.continuity, head);
+      }
+      const hash = chainHash(head.hash, canonical);
+      head.hash = hash;
+      head.added += 1;
+      head.last = seq;
+      head.lastAt = event.ts;
+      values.push(
+        seq,
+        event.id,
+        event.continuity,
+        event.stream.kind,
+        event.stream.id,
+        event.type,
+        event.ts,
+        event.actor,
+        event.origin,
+        event.criticality,
+        dataJson,
+        hash,
+      );
+      if (values.length === INSERT_ROWS * 12) {
+        this.#insertMany.run(values);
+        values = [];
+      }
+      stored.push({ seq, ...event, hash });
     }
-    return batch.map((event, index) => ({
-      seq: written.first + index,
-      ...event,
-      hash: written.hashes[index]!,
-    }));
+    for (let offset = 0; offset < values.length; offset += 12)
+      this.#insert.run(values.slice(offset, offset + 12));
+    for (const [continuity, head] of heads) {
+      this.#upsertHead.run(
+        continuity,
+        head.added,
+        head.first,
+        head.last,
+        head.firstAt,
+        head.lastAt,
+        head.hash,
+      );
+    }
+    return stored;
   }
 
   async readPage(query: EventQuery, after: number, limit: number): Promise<EventPage> {
@@ -237,7 +295,6 @@ class SqliteBackend implements LogBackend {
   async close(): Promise<void> {
     this.#foreignCommits.stop();
     this.#listeners.clear();
-    await this.#thread.close();
     if (this.#db.open) this.#db.close();
   }
 

@@ -19,7 +19,7 @@ function turns(continuity: string, n: number, from = 0): NewEvent[] {
   );
 }
 
-describe("large batches on the SQLite writer thread", () => {
+describe("large batches on SQLite", () => {
   let dir: string;
   let store: EventStore;
   beforeEach(() => {
@@ -31,8 +31,8 @@ describe("large batches on the SQLite writer thread", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("interleaves thread-written and in-thread batches in one gapless, verifiable order", async () => {
-    // Awaited one by one, so each is its own transaction: ≥ 200 events go to the writer thread.
+  it("interleaves large batches and single appends in one gapless, verifiable order", async () => {
+    // Awaited one by one, so each is its own transaction.
     const written = [
       await store.appendBatch(turns("a", 1_000)),
       await store.append(turn("a", "small")),
@@ -51,7 +51,7 @@ describe("large batches on the SQLite writer thread", () => {
     expect((await store.continuity("b"))?.events).toBe(1_151);
   });
 
-  it("writes nothing of a batch the thread could not commit, and goes on afterwards", async () => {
+  it("writes nothing of a batch it could not commit, and goes on afterwards", async () => {
     await store.appendBatch(turns("a", 300));
     const other = new Database(join(dir, "spool.db"));
     other.exec("BEGIN IMMEDIATE"); // another writer holds the lock past the 50 ms busy timeout
