@@ -18,6 +18,7 @@ import type {
 } from "./event-store.js";
 import { HeadSignal } from "./head-signal.js";
 import type { LogBackend } from "./log-backend.js";
+import { pooledRandom } from "./pooled-random.js";
 
 /** Tuning shared by both adapters. */
 export interface LogStoreOptions {
@@ -54,7 +55,7 @@ class LogStore implements EventStore {
     this.kind = backend.kind;
     this.location = backend.location;
     this.#pageSize = options.pageSize ?? 1000;
-    const newUlid = monotonicFactory();
+    const newUlid = monotonicFactory(pooledRandom());
     this.#defaults = {
       now: options.defaults?.now ?? isoClock(),
       newId: options.defaults?.newId ?? (() => newUlid()),

@@ -9,6 +9,7 @@ import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
+import { WalCheckpointer, type WalCheckpointOptions } from "./wal-checkpointer.js";
 
 /**
  * How much a resolved append survives:
@@ -31,6 +32,8 @@ export interface SqliteBackendOptions {
   pollIntervalMs?: number;
   /** How long a writer waits for another process's write lock (default 10 s). */
   busyTimeoutMs?: number;
+  /** When the WAL is checkpointed (default: after 200 ms without writes, or 50,000 events). */
+  checkpoint?: Partial<WalCheckpointOptions>;
 }
 
 /** Where a SQLite store keeps its database file and its artifacts. */
@@ -93,6 +96,8 @@ export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
     db = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${options.durability === "fast" ? "NORMAL" : "FULL"}`);
+    // Checkpoints run when the store is idle (see WalCheckpointer), not inside a commit.
+    db.pragma("wal_autocheckpoint = 0");
     ensureSqliteSchema(db, file);
     return new SqliteBackend(db, file, artifacts, options);
   } catch (error) {
@@ -122,6 +127,7 @@ class SqliteBackend implements LogBackend {
   readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
   readonly #listeners = new Set<(head: number) => void>();
   readonly #foreignCommits: ForeignCommitWatch;
+  readonly #checkpointer: WalCheckpointer;
   #dataVersion = 0;
 
   constructor(
@@ -136,6 +142,16 @@ class SqliteBackend implements LogBackend {
       file,
       () => this.#checkForeignCommits(),
       options.pollIntervalMs ?? 100,
+    );
+    this.#checkpointer = new WalCheckpointer(
+      () => {
+        try {
+          if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+        } catch {
+          // A busy or broken database is retried at the next idle moment, or surfaces on use.
+        }
+      },
+      { idleMs: 200, maxEvents: 50_000, ...options.checkpoint },
     );
     this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
     const rows = (count: number) =>
@@ -165,7 +181,9 @@ class SqliteBackend implements LogBackend {
   }
 
   async write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
-    return this.#guard(() => this.#writeTransaction(batch));
+    const stored = this.#guard(() => this.#writeTransaction(batch));
+    this.#checkpointer.wrote(stored.length);
+    return stored;
   }
 
   #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
@@ -293,6 +311,7 @@ class SqliteBackend implements LogBackend {
   }
 
   async close(): Promise<void> {
+    this.#checkpointer.stop();
     this.#foreignCommits.stop();
     this.#listeners.clear();
     if (this.#db.open) this.#db.close();
