@@ -69,6 +69,7 @@ function targetText(row: ResultRow): string {
 function ratioText(row: ResultRow): string {
   const r = ratio(row);
   if (r === undefined || !Number.isFinite(r)) return "—";
+  if (r < 0.1) return `${r.toPrecision(2)}×`;
   if (LATENCY_UNITS.includes(row.unit) || r > 2) return `${r.toFixed(1)}×`;
   return `${Math.round(r * 100)}%`;
 }
