@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ProtocolParseIo } from "../src/cli/commands/protocol-parse.js";
+import type { CliIo } from "../src/cli/main.js";
 import { main } from "../src/cli/main.js";
 
 /** An in-memory stdout or stderr. */
@@ -33,7 +33,7 @@ afterEach(() => {
 async function spool(args: string[], stdin?: (string | Uint8Array)[]) {
   const stdout = output();
   const stderr = output();
-  const io: ProtocolParseIo = {
+  const io: CliIo = {
     stdout,
     stderr,
     env: {},

@@ -19,6 +19,8 @@ export interface CliIo {
   cwd: string;
   /** Stops `log tail --follow` (as SIGINT and SIGTERM do); for tests and embedding. */
   signal?: AbortSignal;
+  /** What commands read as standard input (`protocol parse -`); default: the process's stdin. */
+  stdin?: AsyncIterable<string | Uint8Array>;
 }
 
 /** What every command gets: its io, styles for both streams and the usable line width. */

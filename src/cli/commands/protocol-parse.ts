@@ -3,19 +3,12 @@ import { resolve } from "node:path";
 import { createProtocolParser, type ProtocolEvent } from "../../protocol/index.js";
 import { ConfigError, describeError } from "../../spec/index.js";
 import {
-  type CliIo,
   type CommandContext,
   DB_OPTION,
   parseCommandArgs,
   parseInteger,
   UsageError,
 } from "../context.js";
-
-/** The io `protocol parse` reads: `CliIo` plus, for tests and embedding, its own stdin. */
-export interface ProtocolParseIo extends CliIo {
-  /** Read for `-` or no FILE (default: the process's stdin). */
-  stdin?: AsyncIterable<string | Uint8Array>;
-}
 
 /** The largest piece `--random-chunks` cuts. */
 const MAX_RANDOM_CHUNK = 16;
@@ -84,7 +77,7 @@ async function* read(ctx: CommandContext, source: string): AsyncGenerator<string
     yield new TextDecoder().decode(bytes);
     return;
   }
-  const stdin = (ctx.io as ProtocolParseIo).stdin ?? process.stdin;
+  const stdin = ctx.io.stdin ?? process.stdin;
   const decoder = new TextDecoder();
   for await (const chunk of stdin) {
     const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
