@@ -69,8 +69,10 @@ function targetText(row: ResultRow): string {
 function ratioText(row: ResultRow): string {
   const r = ratio(row);
   if (r === undefined || !Number.isFinite(r)) return "—";
-  if (r < 0.1) return `${r.toPrecision(2)}×`;
-  if (LATENCY_UNITS.includes(row.unit) || r > 2) return `${r.toFixed(1)}×`;
+  if (LATENCY_UNITS.includes(row.unit))
+    return r < 0.1 ? `${r.toPrecision(2)}×` : `${r.toFixed(1)}×`;
+  if (r > 2) return `${r.toFixed(1)}×`;
+  if (r < 0.1) return `${(r * 100).toFixed(1)}%`;
   return `${Math.round(r * 100)}%`;
 }
 
