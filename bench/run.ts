@@ -38,30 +38,10 @@ function header(config: BenchConfig): string {
 }
 
 /**
- * One engine's section; a failure becomes the section's skip line (and a failed exit) so the other
- * engine still runs. `close` always runs: the embedded server is stopped even after a failure.
+ * One table; a failure becomes the table's skip line (and a failed exit) so the other tables
+ * still run.
  */
-async function section(
-  title: string,
-  start: () => Promise<Engine>,
-  config: BenchConfig,
-): Promise<EngineSection> {
-  let engine: Engine | undefined;
-  try {
-    engine = await start();
-    return await measureEngine(engine, title, config, progress);
-  } catch (error) {
-    console.error(error);
-    process.exitCode = 1;
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return { title, rows: [], notes: [], skipped: `failed: ${reason}` };
-  } finally {
-    await engine?.close();
-  }
-}
-
-/** A protocol table; a failure becomes its skip line (and a failed exit), as for the engines. */
-async function protocolSection(
+async function guarded(
   title: string,
   measure: () => Promise<EngineSection>,
 ): Promise<EngineSection> {
@@ -73,6 +53,22 @@ async function protocolSection(
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     return { title, rows: [], notes: [], skipped: `failed: ${reason}` };
   }
+}
+
+/** One engine's section; `close` always runs: the embedded server is stopped even after a failure. */
+function section(
+  title: string,
+  start: () => Promise<Engine>,
+  config: BenchConfig,
+): Promise<EngineSection> {
+  return guarded(title, async () => {
+    const engine = await start();
+    try {
+      return await measureEngine(engine, title, config, progress);
+    } finally {
+      await engine.close();
+    }
+  });
 }
 
 const GROUPS = ["log", "protocol"] as const;
@@ -113,11 +109,9 @@ async function main(): Promise<void> {
   if (groups.has("protocol")) {
     const runs = config.runs;
     sections.push(
-      await protocolSection("Protocol parser", () => measureParserThroughput(runs, progress)),
-      await protocolSection("Action dispatch", () => measureDispatchLatency(runs, progress)),
-      await protocolSection("Step runner vs Vercel AI SDK", () =>
-        measureAiSdkComparison(runs, progress),
-      ),
+      await guarded("Protocol parser", () => measureParserThroughput(runs, progress)),
+      await guarded("Action dispatch", () => measureDispatchLatency(runs, progress)),
+      await guarded("Step runner vs Vercel AI SDK", () => measureAiSdkComparison(runs, progress)),
     );
   }
 

@@ -1,4 +1,5 @@
 import { createProtocolParser } from "../../src/protocol/index.js";
+import { seededRandom } from "../../src/spec/index.js";
 import type { EngineSection, ResultRow, Target } from "../report.js";
 import { median } from "../stats.js";
 
@@ -15,18 +16,6 @@ const WARM_UP_RUNS = 2;
 /** About how large the generated document is, in UTF-16 code units (≈ bytes: mostly ASCII). */
 const DOCUMENT_CHARS = 4_000_000;
 
-/** A small deterministic PRNG (mulberry32), so every run parses the same document. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS =
   "the data source fetch results analysis plan next step compare values because while user report summary table latency value error retry context feed model output wiki papers news".split(
     " ",
@@ -38,7 +27,7 @@ const WORDS =
  * context feeds and some emoji.
  */
 export function protocolDocument(chars: number, seed = 1): string {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const sentence = () => {
     const n = 6 + Math.floor(next() * 14);

@@ -1,4 +1,4 @@
-import type { ActionRequest } from "../protocol/action-request.js";
+import type { ActionRequest } from "../protocol/index.js";
 import type { ActionLogData, ActionLogType } from "./action-log.js";
 import type { ActionExecutor } from "./executor.js";
 import { toJsonValue } from "./json-value.js";

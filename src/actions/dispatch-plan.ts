@@ -1,4 +1,4 @@
-import type { ActionRequest, ActionType } from "../protocol/action-request.js";
+import type { ActionRequest, ActionType } from "../protocol/index.js";
 import { ConfigError } from "../spec/index.js";
 import type { ActionLogData } from "./action-log.js";
 import type { CheckedActionExecutor } from "./checked-executor.js";

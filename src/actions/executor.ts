@@ -1,4 +1,4 @@
-import type { ActionType } from "../protocol/action-request.js";
+import type { ActionType } from "../protocol/index.js";
 
 /** What an executor is given for one attempt of one action. */
 export interface ActionCall {

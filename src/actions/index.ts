@@ -81,7 +81,6 @@ export {
   resolveReference,
   type ScannedReference,
   scanReference,
-  VARIABLE_NAME_PATTERN,
 } from "./variable-reference.js";
 export {
   createVariableStore,

@@ -1,4 +1,4 @@
-import type { ActionRequest, ActionType } from "../protocol/action-request.js";
+import type { ActionRequest, ActionType } from "../protocol/index.js";
 import { describeError, SpoolError } from "../spec/index.js";
 import { ActionEntry, type LogWrite } from "./action-entry.js";
 import { mayRetry } from "./action-error.js";

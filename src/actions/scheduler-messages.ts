@@ -1,4 +1,4 @@
-import type { ActionRequest } from "../protocol/action-request.js";
+import type { ActionRequest } from "../protocol/index.js";
 import type { CheckedActionExecutor } from "./checked-executor.js";
 
 /** Longest skip or cancel message the catalog takes. */

@@ -1,4 +1,4 @@
-import type { ActionMode, ActionType, SourcePosition } from "../protocol/action-request.js";
+import type { ActionMode, ActionType, SourcePosition } from "../protocol/index.js";
 
 /** An action's failure as the log and the model see it (the catalog's `actionError`). */
 export interface ActionErrorData {

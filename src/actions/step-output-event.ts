@@ -1,5 +1,4 @@
-import type { ActionRequest } from "../protocol/action-request.js";
-import type { ProtocolEvent } from "../protocol/protocol-event.js";
+import type { ActionRequest, ProtocolEvent } from "../protocol/index.js";
 import type { ActionLogEntry } from "./action-log.js";
 import type { ActionErrorData, StepError, StepOutcome } from "./step-outcome.js";
 

@@ -1,4 +1,4 @@
-import type { ActionRequest } from "../protocol/action-request.js";
+import type { ActionRequest } from "../protocol/index.js";
 import type { ActionLog, ActionLogEntry } from "./action-log.js";
 import type { BackoffPolicy } from "./backoff.js";
 import type { CheckedActionExecutor } from "./checked-executor.js";

@@ -1,4 +1,4 @@
-import type { ActionRequest } from "../protocol/action-request.js";
+import type { ActionRequest } from "../protocol/index.js";
 import type { LogWrite } from "./action-entry.js";
 import { toJsonValue } from "./json-value.js";
 import type { AttemptsResult } from "./run-attempts.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { VARIABLE_NAME_PATTERN } from "../protocol/index.js";
 import { defineInternalAction } from "./internal-action.js";
 import { toJsonValue } from "./json-value.js";
-import { VARIABLE_NAME_PATTERN } from "./variable-reference.js";
 
 const variableName = z
   .string()

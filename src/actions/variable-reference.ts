@@ -1,3 +1,4 @@
+import { VARIABLE_NAME_MAX } from "../protocol/index.js";
 import type { VariableSource } from "./variable-store.js";
 
 /** One step of a reference's path: `.name` into an object or `[index]` into an array. */
@@ -25,13 +26,8 @@ export type ScannedReference =
   | { kind: "incomplete" }
   | { kind: "none" };
 
-/** Longest variable name; longer runs of name characters are not references. */
-export const VARIABLE_NAME_MAX = 128;
 /** Longest array index, in digits. */
 const INDEX_DIGITS_MAX = 9;
-
-/** A whole string that is a variable name: `[A-Za-z_][A-Za-z0-9_]*`, at most 128 characters. */
-export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 function isNameStart(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;

@@ -1,21 +1,24 @@
-import { substituteParameters } from "../actions/index.js";
+import { scanReference, substituteParameters } from "../actions/index.js";
 import type { FeedDefinition } from "./feed-definition.js";
 import type { FeedSnapshot } from "./feed-snapshot.js";
 import { feedVariableSource } from "./feed-variables.js";
 
-const REFERENCE = /\$([A-Za-z_][A-Za-z0-9_]*)/g;
-
 /**
  * The ids, among `known`, of the other feeds `definition`'s params name as `$id` (in any string,
- * at any depth; `$id.path` counts as `$id`). Used to resolve those feeds first.
+ * at any depth; `$id.path` counts as `$id`), read with the actions module's reference grammar
+ * (`scanReference`), so `$$id` is no reference here either. Used to resolve those feeds first.
  */
 export function referencedFeeds(definition: FeedDefinition, known: ReadonlySet<string>): string[] {
   const found = new Set<string>();
   const walk = (value: unknown): void => {
     if (typeof value === "string") {
-      for (const match of value.matchAll(REFERENCE)) {
-        const id = match[1]!;
-        if (id !== definition.id && known.has(id)) found.add(id);
+      for (let at = value.indexOf("$"); at !== -1; ) {
+        const scanned = scanReference(value, at, true);
+        const id = scanned.kind === "reference" ? scanned.name : undefined;
+        if (id !== undefined && id !== definition.id && known.has(id)) found.add(id);
+        const next =
+          scanned.kind === "reference" || scanned.kind === "escape" ? scanned.end : at + 1;
+        at = value.indexOf("$", next);
       }
     } else if (Array.isArray(value)) {
       for (const item of value) walk(item);

@@ -1,14 +1,16 @@
 import { z } from "zod";
-import { identifier } from "../spec/index.js";
-import { ON_ERROR_POLICIES, type OnErrorPolicy, type SourcePosition } from "./action-request.js";
+import { identifier, isIdentifier } from "../spec/index.js";
+import {
+  ON_ERROR_POLICIES,
+  type OnErrorPolicy,
+  type SourcePosition,
+  VARIABLE_NAME_PATTERN,
+} from "./action-request.js";
 import { findJsonSyntaxError } from "./json-syntax-error.js";
 import { type Problem, where } from "./protocol-problem.js";
 
 /** The longest `timeout` in seconds: what a JavaScript timer can wait (2^31 − 1 ms). */
 export const MAX_TIMEOUT_SECONDS = 2_147_483;
-
-/** Names a later `$name` can use: letters, digits and `_`, not starting with a digit. */
-const OUTPUT_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The JSON body of an `<action>`. `name` and `parameters` are required (`parameters` is `{}` for
@@ -18,7 +20,7 @@ const OUTPUT_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const actionBodySchema = z.strictObject({
   name: z.string().min(1).max(200).regex(/\S/),
   parameters: z.record(z.string(), z.unknown()),
-  output_key: z.string().max(128).regex(OUTPUT_KEY).nullish(),
+  output_key: z.string().regex(VARIABLE_NAME_PATTERN).nullish(),
   depends_on: z.array(identifier).max(256).nullish(),
   timeout: z.number().positive().max(MAX_TIMEOUT_SECONDS).nullish(),
   retry: z.number().int().min(0).max(100).nullish(),
@@ -68,7 +70,6 @@ export function bodyPosition(start: SourcePosition, text: string, offset: number
 const JSON_HINT =
   'Write one JSON object such as {"name": "web_scraper", "parameters": {"url": "https://example.com"}}; inside a string write <\\/action> for a literal </action>.';
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -100,15 +101,14 @@ export function plainActionBody(value: unknown): ActionBody | undefined {
         break;
       case "output_key":
         if (field === null) break;
-        if (typeof field !== "string" || field.length > 128 || !OUTPUT_KEY.test(field))
-          return undefined;
+        if (typeof field !== "string" || !VARIABLE_NAME_PATTERN.test(field)) return undefined;
         body.outputKey = field;
         break;
       case "depends_on":
         if (field === null) break;
         if (!Array.isArray(field) || field.length > 256) return undefined;
         for (const id of field) {
-          if (typeof id !== "string" || id.length > 128 || !ID.test(id)) return undefined;
+          if (!isIdentifier(id)) return undefined;
         }
         body.dependsOn = field as string[];
         break;

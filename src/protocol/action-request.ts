@@ -13,6 +13,12 @@ export type ActionMode = (typeof ACTION_MODES)[number];
 export const ON_ERROR_POLICIES = ["fail", "skip", "retry"] as const;
 export type OnErrorPolicy = (typeof ON_ERROR_POLICIES)[number];
 
+/** Longest `$name`: an `output_key`, a feed id, a `set_variable` name. */
+export const VARIABLE_NAME_MAX = 128;
+
+/** A whole string that is a variable name: `[A-Za-z_][A-Za-z0-9_]*`, at most 128 characters. */
+export const VARIABLE_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
 /** A place in a step's output: UTF-16 offset from its start, and 1-based line and column. */
 export interface SourcePosition {
   offset: number;

@@ -14,6 +14,8 @@ export {
   ON_ERROR_POLICIES,
   type OnErrorPolicy,
   type SourcePosition,
+  VARIABLE_NAME_MAX,
+  VARIABLE_NAME_PATTERN,
 } from "./action-request.js";
 export { coalesceDeltas } from "./coalesce-deltas.js";
 export {

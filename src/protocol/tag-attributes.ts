@@ -1,4 +1,4 @@
-import { identifier } from "../spec/index.js";
+import { isIdentifier } from "../spec/index.js";
 import {
   ACTION_MODES,
   ACTION_TYPES,
@@ -37,11 +37,6 @@ const BODY_FIELDS = new Set([
   "retry",
   "on_error",
 ]);
-
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
-/** The `identifier` rule of the event catalog, with a cheap test first. */
-const isIdentifier = (value: string) =>
-  (value.length <= 128 && ID.test(value)) || identifier.safeParse(value).success;
 
 const ID_RULE = "letters, digits and . _ : @ -, starting with a letter or digit, at most 128";
 

@@ -36,7 +36,11 @@ export {
   artifactRef,
   defineEvent,
   type EventSpec,
+  IDENTIFIER_MAX,
+  IDENTIFIER_PATTERN,
   identifier,
+  isIdentifier,
   ulidString,
 } from "./events/define-event.js";
 export { canonicalEvent, chainHash } from "./hash-chain.js";
+export { seededRandom } from "./seeded-random.js";

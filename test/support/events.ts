@@ -23,14 +23,4 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** A small seeded PRNG (mulberry32) so randomized tests can be replayed from their seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../../src/spec/index.js";

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createProtocolParser, type ProtocolEvent } from "../../protocol/index.js";
-import { ConfigError, describeError } from "../../spec/index.js";
+import { ConfigError, describeError, seededRandom } from "../../spec/index.js";
 import {
   type CommandContext,
   DB_OPTION,
@@ -95,15 +95,7 @@ function fixedPieces(text: string, size: number): string[] {
 
 /** Pieces of 1–16 characters; the same seed always cuts the same text the same way. */
 function randomPieces(text: string, seed: number): string[] {
-  let state = seed >>> 0;
-  const next = () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const pieces: string[] = [];
   for (let i = 0; i < text.length; ) {
     const size = 1 + Math.floor(next() * MAX_RANDOM_CHUNK);

@@ -34,6 +34,13 @@ export function defineEvent<S extends z.ZodType>(spec: EventSpec<S>): EventSpec<
 export const IDENTIFIER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]*$/;
 export const IDENTIFIER_MAX = 128;
 
+/** The `identifier` rule without zod, for hot paths: true exactly when `identifier` accepts. */
+export function isIdentifier(value: unknown): value is string {
+  return (
+    typeof value === "string" && value.length <= IDENTIFIER_MAX && IDENTIFIER_PATTERN.test(value)
+  );
+}
+
 /** Identifiers of continuities, streams and actors: safe in paths, URLs and shells. */
 export const identifier = z
   .string()
