@@ -60,7 +60,12 @@ describe("event catalog", () => {
     expect(coalesce({ block: "text", text: "a" }, { block: "text", text: "b" })).toEqual({
       block: "text",
       text: "ab",
+      deltas: [1, 1],
     });
+    // Already-coalesced events keep every delta boundary.
+    expect(
+      coalesce({ block: "text", text: "abc", deltas: [1, 2] }, { block: "text", text: "de" }),
+    ).toEqual({ block: "text", text: "abcde", deltas: [1, 2, 2] });
     expect(
       coalesce({ block: "text", text: "a" }, { block: "thinking", text: "b" }),
     ).toBeUndefined();

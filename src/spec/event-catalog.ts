@@ -4,9 +4,12 @@ import { type EventIssue, EventValidationError } from "./errors.js";
 import type { NewEvent, PreparedEvent, SpoolEvent } from "./event.js";
 import { actionEvents } from "./events/action-events.js";
 import { artifactEvents } from "./events/artifact-events.js";
+import { checkpointEvents } from "./events/checkpoint-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
+import { graphEvents } from "./events/graph-events.js";
+import { messageEvents } from "./events/message-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
@@ -23,6 +26,9 @@ export const EVENT_CATALOG = {
   ...tokenEvents,
   ...actionEvents,
   ...feedEvents,
+  ...messageEvents,
+  ...graphEvents,
+  ...checkpointEvents,
 } satisfies Record<string, EventSpec>;
 
 /** A type name from the catalog. */

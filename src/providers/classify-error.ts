@@ -1,0 +1,182 @@
+import { ProviderError, type ProviderErrorCode, type ProviderErrorInfo } from "./provider-error.js";
+import { redactKeys } from "./redact-keys.js";
+
+/** What `classifyProviderError` may use besides the error itself. */
+export interface ClassifyContext {
+  /** The provider's name, for messages (`anthropic`, `ollama`, …). */
+  provider: string;
+  /** Keys to scrub from every message. */
+  secrets?: readonly string[];
+  /** The call's signal: an abort is `provider.cancelled` whatever the error says. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Turns anything a provider SDK, `fetch` or a stream can throw into a `ProviderErrorInfo`:
+ * a code, a message that says what to do, `retryable`, the status, the provider's error type, its
+ * request id and any `retry-after`. Never throws; never lets a key through.
+ */
+export function classifyProviderError(error: unknown, context: ClassifyContext): ProviderErrorInfo {
+  if (error instanceof ProviderError) return scrub(error.info, context);
+  if (context.signal?.aborted || isAbort(error)) {
+    return {
+      code: "provider.cancelled",
+      message: `${context.provider}: the call was cancelled`,
+      retryable: false,
+    };
+  }
+  const record = asRecord(error);
+  const status = typeof record.status === "number" ? record.status : undefined;
+  const body = asRecord(record.error);
+  // Anthropic: { type: "error", error: { type, message } }; OpenAI: { type | code, message }.
+  const inner = asRecord(body.error ?? body);
+  const providerType = firstString(inner.type, inner.code, body.type);
+  const providerMessage = firstString(inner.message, body.message);
+  const headers = record.headers;
+  const info: ProviderErrorInfo = {
+    code: "provider.unknown",
+    message: "",
+    retryable: false,
+  };
+  if (status !== undefined) info.status = status;
+  if (providerType) info.providerType = providerType;
+  const requestId =
+    header(headers, "request-id") ??
+    header(headers, "x-request-id") ??
+    firstString(record.requestID);
+  if (requestId) info.requestId = requestId;
+  const retryAfterMs = retryAfter(headers);
+  if (retryAfterMs !== undefined) info.retryAfterMs = retryAfterMs;
+
+  const text = providerMessage ?? (error instanceof Error ? error.message : String(error));
+  const [code, advice] = codeFor(status, providerType, text, error);
+  info.code = code;
+  info.retryable = RETRYABLE.has(code);
+  const where = status !== undefined ? `${context.provider} answered ${status}` : context.provider;
+  info.message = `${where}: ${oneLine(text)}${advice ? `. ${advice}` : ""}`;
+  return scrub(info, context);
+}
+
+const RETRYABLE = new Set<ProviderErrorCode>([
+  "provider.rate-limited",
+  "provider.overloaded",
+  "provider.server-error",
+  "provider.connection",
+  "provider.idle-timeout",
+]);
+
+function codeFor(
+  status: number | undefined,
+  type: string | undefined,
+  text: string,
+  error: unknown,
+): [ProviderErrorCode, string] {
+  if (type === "overloaded_error" || status === 529) {
+    return ["provider.overloaded", "The provider is overloaded; Spool retries with backoff"];
+  }
+  if (status === 429 || type === "rate_limit_error" || type === "rate_limit_exceeded") {
+    return ["provider.rate-limited", "Rate limited; Spool waits as the provider asks and retries"];
+  }
+  if (isCursorExpired(type, text)) {
+    return [
+      "provider.cursor-expired",
+      "The provider no longer knows this previous_response_id; rebuild the context from the log",
+    ];
+  }
+  if (
+    status === 401 ||
+    status === 403 ||
+    type === "authentication_error" ||
+    type === "permission_error"
+  ) {
+    return [
+      "provider.auth",
+      "Check the API key (option, environment or config) and its permissions",
+    ];
+  }
+  if (status !== undefined && status >= 500) {
+    return ["provider.server-error", "A server error; Spool retries with backoff"];
+  }
+  if (status !== undefined && status >= 400) {
+    return ["provider.bad-request", "The request was refused; fix it before sending it again"];
+  }
+  if (type === "api_error" || type === "server_error") {
+    return ["provider.server-error", "A server error; Spool retries with backoff"];
+  }
+  if (error instanceof SyntaxError) {
+    return [
+      "provider.bad-stream",
+      "The response was not the provider's stream format; check the base URL and format",
+    ];
+  }
+  if (isConnectionError(error, text)) {
+    return [
+      "provider.connection",
+      "Check the network and the base URL; Spool retries before the first byte",
+    ];
+  }
+  return ["provider.unknown", ""];
+}
+
+function isCursorExpired(type: string | undefined, text: string): boolean {
+  if (type === "previous_response_not_found") return true;
+  return (
+    /previous[_ ]response/i.test(text) && /not found|expired|does not exist|unknown/i.test(text)
+  );
+}
+
+function isConnectionError(error: unknown, text: string): boolean {
+  const name = error instanceof Error ? error.name : "";
+  if (/Connection|Timeout/.test(name)) return true;
+  const codes = [asRecord(error).code, asRecord(asRecord(error).cause).code];
+  if (codes.some((code) => typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)))
+    return true;
+  return /fetch failed|terminated|socket|ECONNRESET|ECONNREFUSED|other side closed|premature close/i.test(
+    text,
+  );
+}
+
+function isAbort(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : "";
+  return name === "AbortError" || name === "APIUserAbortError";
+}
+
+/** Milliseconds from `retry-after-ms`, `retry-after` (seconds or an HTTP date), capped at 10 min. */
+export function retryAfter(headers: unknown, now = Date.now()): number | undefined {
+  const ms = Number(header(headers, "retry-after-ms"));
+  if (header(headers, "retry-after-ms") !== undefined && Number.isFinite(ms) && ms >= 0) {
+    return Math.min(ms, 600_000);
+  }
+  const value = header(headers, "retry-after");
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 600_000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - now), 600_000);
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === "function")
+    return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function scrub(info: ProviderErrorInfo, context: ClassifyContext): ProviderErrorInfo {
+  return { ...info, message: redactKeys(info.message, context.secrets) };
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 2000 ? `${line.slice(0, 2000)}…` : line || "no message";
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  for (const value of values) if (typeof value === "string" && value.length > 0) return value;
+  return undefined;
+}

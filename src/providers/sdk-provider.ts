@@ -1,0 +1,202 @@
+import { type BackoffPolicy, backoffDelay } from "../actions/backoff.js";
+import { classifyProviderError } from "./classify-error.js";
+import type { Provider, ProviderRequest, StreamOptions } from "./provider.js";
+import { ProviderError, type ProviderErrorInfo } from "./provider-error.js";
+import type { ProviderFormat, StreamPart } from "./stream-part.js";
+
+/**
+ * What an adapter supplies: how to send a request with its SDK, and how to turn the SDK's
+ * events into stream parts. Everything else (retries, idle timeout, cancellation, errors) is
+ * shared, so every provider behaves the same way when things go wrong.
+ */
+export interface SdkAdapter<E> {
+  readonly name: string;
+  readonly format: ProviderFormat;
+  /**
+   * Sends the request and resolves once the response began, with the SDK's event stream.
+   * Rejects with the SDK's error (a status error, a connection error) when it could not start.
+   */
+  open(request: ProviderRequest, signal: AbortSignal): Promise<AsyncIterable<E>>;
+  /**
+   * Maps the SDK's events to parts: `start` first, then content, then `stop`. Throws what the SDK
+   * throws mid-stream; the runner turns it into the terminal `error` part. Must not emit `error`,
+   * `retry` or `raw` parts itself.
+   */
+  decode(events: AsyncIterable<E>): AsyncIterable<StreamPart>;
+  /** Provider-specific error reading, tried before the shared classification. */
+  classify?(error: unknown): ProviderErrorInfo | undefined;
+}
+
+/** How a provider retries and when it gives up on a silent stream. */
+export interface TransportOptions {
+  /** Attempts before the first byte, the first included (default 4). */
+  maxAttempts?: number;
+  backoff?: BackoffPolicy;
+  /** No event for this long ends the stream with `provider.idle-timeout` (default 120 s). */
+  idleTimeoutMs?: number;
+  /** Keys to scrub from error messages. */
+  secrets?: readonly string[];
+  /** In [0, 1); jitter source (default `Math.random`). */
+  random?: () => number;
+  /** Waits between attempts (default a timer that the call's signal cancels). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** Provider retry defaults: 1 s, ×2, at most 30 s, up to half taken by jitter. */
+export const PROVIDER_BACKOFF: BackoffPolicy = {
+  baseMs: 1000,
+  factor: 2,
+  maxMs: 30_000,
+  jitter: 0.5,
+};
+
+/**
+ * Builds a `Provider` from an SDK adapter. The stream it returns keeps the `Provider` contract:
+ * attempts that fail before the first part are retried (retryable errors only, honouring the
+ * provider's `retry-after`, with jittered backoff) and reported as `retry` parts; anything after
+ * that ends the stream with one `error` part. Aborting the signal closes the HTTP request.
+ */
+export function createSdkProvider<E>(
+  adapter: SdkAdapter<E>,
+  options: TransportOptions = {},
+): Provider {
+  return {
+    name: adapter.name,
+    format: adapter.format,
+    stream: (request, streamOptions) => runStream(adapter, options, request, streamOptions ?? {}),
+  };
+}
+
+async function* runStream<E>(
+  adapter: SdkAdapter<E>,
+  options: TransportOptions,
+  request: ProviderRequest,
+  streamOptions: StreamOptions,
+): AsyncGenerator<StreamPart> {
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const idleMs = options.idleTimeoutMs ?? 120_000;
+  const classify = (error: unknown, signal: AbortSignal): ProviderErrorInfo =>
+    adapter.classify?.(error) ??
+    classifyProviderError(error, { provider: adapter.name, secrets: options.secrets, signal });
+
+  for (let attempt = 1; ; attempt++) {
+    const controller = new AbortController();
+    const outer = streamOptions.signal;
+    const onAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", onAbort, { once: true });
+    const idle = new IdleWatch(idleMs, controller);
+    let produced = false;
+    let failure: ProviderErrorInfo | undefined;
+    try {
+      idle.arm();
+      const events = await adapter.open(request, controller.signal);
+      const watched = watchEvents(events, idle, streamOptions.raw === true);
+      for await (const part of adapter.decode(watched.events)) {
+        for (const raw of watched.takeRaw()) yield raw;
+        produced = true;
+        yield part;
+        if (part.type === "stop") return;
+      }
+      for (const raw of watched.takeRaw()) yield raw;
+      failure = {
+        code: "provider.connection",
+        message: `${adapter.name}: the stream ended before the model finished (no stop event); the connection was probably cut`,
+        retryable: true,
+      };
+    } catch (error) {
+      failure = idle.fired
+        ? {
+            code: "provider.idle-timeout",
+            message: `${adapter.name}: no data for ${idleMs} ms; the stream was closed. Raise idleTimeoutMs if the model is slow to start`,
+            retryable: true,
+          }
+        : classify(error, controller.signal);
+    } finally {
+      idle.disarm();
+      outer?.removeEventListener("abort", onAbort);
+      if (!controller.signal.aborted) controller.abort();
+    }
+    if (produced || !failure.retryable || attempt >= maxAttempts || outer?.aborted) {
+      yield { type: "error", error: failure };
+      return;
+    }
+    const delayMs = Math.max(
+      failure.retryAfterMs ?? 0,
+      backoffDelay(attempt, options.backoff ?? PROVIDER_BACKOFF, options.random ?? Math.random),
+    );
+    yield { type: "retry", attempt, delayMs, error: failure };
+    try {
+      await (options.sleep ?? abortableSleep)(delayMs, outer ?? new AbortController().signal);
+    } catch {
+      yield {
+        type: "error",
+        error: {
+          code: "provider.cancelled",
+          message: `${adapter.name}: the call was cancelled`,
+          retryable: false,
+        },
+      };
+      return;
+    }
+  }
+}
+
+/** Re-arms a timer on every event; when it fires, the request is aborted. */
+class IdleWatch {
+  fired = false;
+  #timer: NodeJS.Timeout | undefined;
+  constructor(
+    readonly ms: number,
+    readonly controller: AbortController,
+  ) {}
+  arm(): void {
+    if (this.ms <= 0 || !Number.isFinite(this.ms)) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(
+        new ProviderError({ code: "provider.idle-timeout", message: "idle", retryable: true }),
+      );
+    }, this.ms);
+    this.#timer.unref?.();
+  }
+  disarm(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+function watchEvents<E>(events: AsyncIterable<E>, idle: IdleWatch, raw: boolean) {
+  let pending: StreamPart[] = [];
+  async function* watched(): AsyncGenerator<E> {
+    for await (const event of events) {
+      idle.arm();
+      if (raw) pending.push({ type: "raw", event });
+      yield event;
+    }
+  }
+  return {
+    events: watched(),
+    takeRaw(): StreamPart[] {
+      if (pending.length === 0) return pending;
+      const out = pending;
+      pending = [];
+      return out;
+    },
+  };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
