@@ -18,7 +18,14 @@ export const checkpointEvents = {
       head_hash: z.string().regex(/^[0-9a-f]{64}$/),
       /** The sha256 (hex, first 16 characters) of the public key, naming the key that signed. */
       key_id: z.string().regex(/^[0-9a-f]{16}$/),
-      /** The Ed25519 signature, base64. */
+      /** The thread whose step boundary this is, when it is one. */
+      thread: z.string().min(1).max(128).optional(),
+      /** sha256 (hex) of the thread's transcript.jsonl bytes before this checkpoint's line. */
+      transcript_sha256: z
+        .string()
+        .regex(/^[0-9a-f]{64}$/)
+        .optional(),
+      /** The Ed25519 signature of `checkpointText` (src/transcript/signing.ts), base64. */
       signature: base64,
     }),
   }),
