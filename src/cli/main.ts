@@ -5,6 +5,7 @@ import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { protocolParse } from "./commands/protocol-parse.js";
+import { providersDecode } from "./commands/providers-decode.js";
 import { turnAdd } from "./commands/turn-add.js";
 import { type CliIo, type CommandContext, createContext, UsageError } from "./context.js";
 import { redactSecrets } from "./redact.js";
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   turn: { add: turnAdd },
   log: { show: logShow, tail: logTail, verify: logVerify },
   protocol: { parse: protocolParse },
+  providers: { decode: providersDecode },
 };
 
 /**

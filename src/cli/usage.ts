@@ -45,6 +45,7 @@ Commands:
   log tail                      Show the newest events; --follow keeps watching
   log verify                    Check every hash chain for tampering
   protocol parse [FILE]         Parse model output into protocol events (JSON lines)
+  providers decode [FILE]       Decode a recorded provider stream through its SDK
 
 Options:
 ${DB}
@@ -154,6 +155,39 @@ Commands:
   protocol parse [FILE]  Parse model output into protocol events (JSON lines)
 
 Run \`spool protocol parse --help\` for its options.
+`,
+  },
+  providers: {
+    synopsis: "spool providers decode [options] [FILE | -]",
+    text: `Usage: spool providers decode [options] [FILE | -]
+
+Commands:
+  providers decode [FILE]  Decode a recorded provider stream through its SDK
+
+Run \`spool providers decode --help\` for its options.
+`,
+  },
+  "providers decode": {
+    synopsis: "spool providers decode [--format F] [--flavour NAME] [--parts [--raw]] [FILE | -]",
+    text: `Usage: spool providers decode [--format F] [--flavour NAME] [--parts [--raw]] [FILE | -]
+
+Decodes a recorded provider stream (the HTTP response body exactly as the server sent it) through
+the provider's official SDK and prints the assembled message as JSON: content blocks, tool calls
+with their input parsed, usage, stop reason and response id. Reads FILE, or standard input for -
+or no FILE. Makes no network call and needs no key or store. Exits 1 when the stream ends with an
+error (the message then holds what arrived before it).
+
+Options:
+  --format <f>           anthropic | openai-chat | openai-responses (default: recognised from the bytes)
+  --flavour <name>       OpenAI-compatible flavour for openai-chat (ollama, vllm, deepseek, groq, …)
+  --parts                Print every stream part as a JSON line instead of the message
+  --raw                  With --parts, also print each SDK event as a raw part
+  --chunk-bytes <n>      Feed the SDK n bytes at a time (checks framing across chunk boundaries)
+  -h, --help             Show this help
+
+Examples:
+  spool providers decode recorded.sse
+  curl -sN … | spool providers decode --format openai-chat --flavour deepseek --parts -
 `,
   },
   "protocol parse": {

@@ -1,3 +1,4 @@
+export * from "./anthropic/index.js";
 export {
   type AssembledMessage,
   assembleMessage,
@@ -10,6 +11,7 @@ export {
   type ToolCallBlock,
 } from "./assembled-message.js";
 export { type ClassifyContext, classifyProviderError, retryAfter } from "./classify-error.js";
+export { type CreateProviderOptions, createProvider } from "./create-provider.js";
 export {
   type ContentBlockData,
   fromMessageData,
@@ -19,6 +21,8 @@ export {
   toProviderErrorData,
   toUsageData,
 } from "./message-data.js";
+export * from "./models/index.js";
+export * from "./openai/index.js";
 export type {
   Provider,
   ProviderMessage,
@@ -29,18 +33,34 @@ export type {
   UserPart,
 } from "./provider.js";
 export {
+  type CursorCall,
+  type CursorRotation,
+  cursorRotatedEvent,
+  type ProviderCursor,
+  providerCursorProjection,
+  streamWithCursor,
+} from "./provider-cursor.js";
+export {
   PROVIDER_ERROR_CODES,
   ProviderError,
   type ProviderErrorCode,
   type ProviderErrorInfo,
 } from "./provider-error.js";
+export {
+  decodeRecordedStream,
+  RECORDED_FORMATS,
+  type RecordedFormat,
+  type RecordedStreamOptions,
+} from "./recorded-stream.js";
 export { redactKeys } from "./redact-keys.js";
+export * from "./scripted/index.js";
 export {
   createSdkProvider,
   PROVIDER_BACKOFF,
   type SdkAdapter,
   type TransportOptions,
 } from "./sdk-provider.js";
+export * from "./settings/index.js";
 export {
   PROVIDER_FORMATS,
   type ProviderFormat,
@@ -51,3 +71,4 @@ export {
   type StreamPartType,
   type Usage,
 } from "./stream-part.js";
+export * from "./tokens/index.js";

@@ -18,7 +18,7 @@ export function redactKeys(text: string, secrets: readonly string[] = []): strin
     if (secret.length >= 4) out = out.split(secret).join("[redacted]");
   }
   for (const pattern of KEY_PATTERNS) {
-    out = out.replace(pattern, (match, prefix?: string) =>
+    out = out.replace(pattern, (_match, prefix?: string) =>
       typeof prefix === "string" && /bearer|x-api-key/i.test(prefix)
         ? `${prefix} [redacted]`
         : "[redacted]",

@@ -99,6 +99,8 @@ async function* runStream<E>(
         if (part.type === "stop") return;
       }
       for (const raw of watched.takeRaw()) yield raw;
+      // Some SDKs end an aborted stream quietly instead of throwing: tell why it ended.
+      if (controller.signal.aborted) throw controller.signal.reason ?? new Error("aborted");
       failure = {
         code: "provider.connection",
         message: `${adapter.name}: the stream ended before the model finished (no stop event); the connection was probably cut`,

@@ -1,7 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { createProtocolParser, type ProtocolEvent } from "../../protocol/index.js";
-import { ConfigError, describeError, seededRandom } from "../../spec/index.js";
+import { seededRandom } from "../../spec/index.js";
 import {
   type CommandContext,
   DB_OPTION,
@@ -9,6 +7,7 @@ import {
   parseInteger,
   UsageError,
 } from "../context.js";
+import { readSource } from "../input.js";
 
 /** The largest piece `--random-chunks` cuts. */
 const MAX_RANDOM_CHUNK = 16;
@@ -62,25 +61,9 @@ export async function protocolParse(ctx: CommandContext, args: string[]): Promis
 
 /** The input as text: a FILE in one piece, stdin as it arrives (decoded as UTF-8). */
 async function* read(ctx: CommandContext, source: string): AsyncGenerator<string> {
-  if (source !== "-") {
-    const path = resolve(ctx.io.cwd, source);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (error) {
-      throw new ConfigError(
-        "cli.unreadable-file",
-        `cannot read ${JSON.stringify(source)}: ${describeError(error)}`,
-        { hint: "Check the path, or give - to read standard input", cause: error },
-      );
-    }
-    yield new TextDecoder().decode(bytes);
-    return;
-  }
-  const stdin = ctx.io.stdin ?? process.stdin;
   const decoder = new TextDecoder();
-  for await (const chunk of stdin) {
-    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+  for await (const bytes of readSource(ctx, source)) {
+    const text = decoder.decode(bytes, { stream: true });
     if (text.length > 0) yield text;
   }
   const rest = decoder.decode();

@@ -1,0 +1,70 @@
+import { ConfigError } from "../spec/index.js";
+import { createAnthropicProvider } from "./anthropic/index.js";
+import {
+  createOpenAIChatProvider,
+  createOpenAIResponsesProvider,
+  isOpenAIFlavourName,
+} from "./openai/index.js";
+import type { Provider } from "./provider.js";
+import { createScriptedProvider, type ScriptedProviderOptions } from "./scripted/index.js";
+import type { TransportOptions } from "./sdk-provider.js";
+import type { ProviderSettings } from "./settings/index.js";
+
+/** What `createProvider` needs besides the resolved settings. */
+export interface CreateProviderOptions {
+  transport?: TransportOptions;
+  /** The `fetch` the SDK uses (proxies, tests). */
+  fetch?: typeof globalThis.fetch;
+  headers?: Record<string, string>;
+  /** The script of a `scripted` provider. */
+  scripted?: Omit<ScriptedProviderOptions, "transport">;
+}
+
+/**
+ * The provider that `settings` (from `resolveProviderSettings`) describe: Anthropic Messages,
+ * OpenAI Chat Completions (OpenAI itself or a compatible server by flavour), OpenAI Responses, or
+ * the scripted provider. The key goes to the SDK client and nowhere else.
+ */
+export function createProvider(
+  settings: ProviderSettings,
+  options: CreateProviderOptions = {},
+): Provider {
+  const common = {
+    name: settings.name,
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    ...(settings.baseURL !== undefined ? { baseURL: settings.baseURL } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.transport ? { transport: options.transport } : {}),
+  };
+  switch (settings.format) {
+    case "anthropic":
+      return createAnthropicProvider({ ...common, apiKey: settings.apiKey ?? "" });
+    case "openai-chat": {
+      const flavour = settings.flavour ?? "openai";
+      if (!isOpenAIFlavourName(flavour)) {
+        throw new ConfigError(
+          "provider.unknown-flavour",
+          `unknown OpenAI-compatible flavour ${JSON.stringify(flavour)}`,
+          {
+            hint: "Use one of openai, ollama, vllm, llamacpp, groq, deepseek, mistral, moonshot, openrouter, together, compatible",
+          },
+        );
+      }
+      return createOpenAIChatProvider({ ...common, flavour });
+    }
+    case "openai-responses":
+      return createOpenAIResponsesProvider(common);
+    case "scripted":
+      if (!options.scripted) {
+        throw new ConfigError("provider.no-script", "the scripted provider needs a script", {
+          hint: "Pass scripted: { script: [...] } (or a script file where the command accepts one)",
+        });
+      }
+      return createScriptedProvider({
+        ...options.scripted,
+        model: options.scripted.model ?? settings.model,
+        ...(options.transport ? { transport: options.transport } : {}),
+      });
+  }
+}

@@ -1,0 +1,22 @@
+export {
+  describeSettings,
+  displayURL,
+  maskKey,
+  settingsJSON,
+} from "./describe-settings.js";
+export {
+  type ProviderSettings,
+  type ProviderSettingsInput,
+  type ResolveSettingsOptions,
+  resolveProviderSettings,
+  type SettingsEnv,
+  type SettingsSources,
+} from "./provider-settings.js";
+export {
+  isProviderName,
+  KEY_INFERENCE_ORDER,
+  PROVIDER_DEFAULTS,
+  PROVIDER_NAMES,
+  type ProviderDefaults,
+  type ProviderName,
+} from "./provider-table.js";

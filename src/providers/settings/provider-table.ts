@@ -1,0 +1,155 @@
+import type { ProviderFormat } from "../stream-part.js";
+
+/** The providers `SPOOL_PROVIDER` (or the `provider` option) may name. */
+export const PROVIDER_NAMES = [
+  "anthropic",
+  "openai",
+  "openai-responses",
+  "ollama",
+  "vllm",
+  "llamacpp",
+  "groq",
+  "deepseek",
+  "mistral",
+  "moonshot",
+  "openrouter",
+  "compatible",
+  "scripted",
+] as const;
+/** One of `PROVIDER_NAMES`. */
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/** How one provider is reached when nothing overrides it. */
+export interface ProviderDefaults {
+  format: ProviderFormat;
+  /** The OpenAI-compatible flavour (server quirks), for `openai-*` formats. */
+  flavour?: string;
+  /** The provider's own key variable (`SPOOL_API_KEY` overrides every one). */
+  keyEnv?: string;
+  /** Whether a call without a key is refused before it is made. */
+  keyRequired: boolean;
+  /** The provider's own base-URL variable (`SPOOL_BASE_URL` overrides every one). */
+  baseURLEnv?: string;
+  /** Where it listens; absent for `compatible` (a base URL must be given) and `scripted`. */
+  defaultBaseURL?: string;
+  /** The model used when none is named; absent where the server decides what it serves. */
+  defaultModel?: string;
+}
+
+/**
+ * Defaults per provider. Local servers (Ollama, vLLM, llama.cpp) need no key; a provider's key
+ * variable is read only for that provider, so a key is never sent to another host.
+ */
+export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>> = {
+  anthropic: {
+    format: "anthropic",
+    keyEnv: "ANTHROPIC_API_KEY",
+    keyRequired: true,
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    defaultBaseURL: "https://api.anthropic.com",
+    defaultModel: "claude-sonnet-4-5",
+  },
+  openai: {
+    format: "openai-chat",
+    flavour: "openai",
+    keyEnv: "OPENAI_API_KEY",
+    keyRequired: true,
+    baseURLEnv: "OPENAI_BASE_URL",
+    defaultBaseURL: "https://api.openai.com/v1",
+    defaultModel: "gpt-4.1",
+  },
+  "openai-responses": {
+    format: "openai-responses",
+    flavour: "openai",
+    keyEnv: "OPENAI_API_KEY",
+    keyRequired: true,
+    baseURLEnv: "OPENAI_BASE_URL",
+    defaultBaseURL: "https://api.openai.com/v1",
+    defaultModel: "gpt-5",
+  },
+  ollama: {
+    format: "openai-chat",
+    flavour: "ollama",
+    keyRequired: false,
+    defaultBaseURL: "http://localhost:11434/v1",
+  },
+  vllm: {
+    format: "openai-chat",
+    flavour: "vllm",
+    keyRequired: false,
+    defaultBaseURL: "http://localhost:8000/v1",
+  },
+  llamacpp: {
+    format: "openai-chat",
+    flavour: "llamacpp",
+    keyRequired: false,
+    defaultBaseURL: "http://localhost:8080/v1",
+    // llama-server answers with whatever model it loaded, whatever the request names.
+    defaultModel: "default",
+  },
+  groq: {
+    format: "openai-chat",
+    flavour: "groq",
+    keyEnv: "GROQ_API_KEY",
+    keyRequired: true,
+    defaultBaseURL: "https://api.groq.com/openai/v1",
+    defaultModel: "llama-3.3-70b-versatile",
+  },
+  deepseek: {
+    format: "openai-chat",
+    flavour: "deepseek",
+    keyEnv: "DEEPSEEK_API_KEY",
+    keyRequired: true,
+    defaultBaseURL: "https://api.deepseek.com/v1",
+    defaultModel: "deepseek-chat",
+  },
+  mistral: {
+    format: "openai-chat",
+    flavour: "mistral",
+    keyEnv: "MISTRAL_API_KEY",
+    keyRequired: true,
+    defaultBaseURL: "https://api.mistral.ai/v1",
+    defaultModel: "mistral-large-latest",
+  },
+  moonshot: {
+    format: "openai-chat",
+    flavour: "moonshot",
+    keyEnv: "MOONSHOT_API_KEY",
+    keyRequired: true,
+    defaultBaseURL: "https://api.moonshot.ai/v1",
+    defaultModel: "kimi-k2-0905-preview",
+  },
+  openrouter: {
+    format: "openai-chat",
+    flavour: "openrouter",
+    keyEnv: "OPENROUTER_API_KEY",
+    keyRequired: true,
+    defaultBaseURL: "https://openrouter.ai/api/v1",
+  },
+  compatible: {
+    format: "openai-chat",
+    flavour: "compatible",
+    keyRequired: false,
+  },
+  scripted: {
+    format: "scripted",
+    keyRequired: false,
+    defaultModel: "scripted",
+  },
+};
+
+/** Keys whose presence picks a provider when nothing names one, in this order. */
+export const KEY_INFERENCE_ORDER: readonly ProviderName[] = [
+  "anthropic",
+  "openai",
+  "groq",
+  "deepseek",
+  "mistral",
+  "moonshot",
+  "openrouter",
+];
+
+/** Whether `name` is one of `PROVIDER_NAMES`. */
+export function isProviderName(name: string): name is ProviderName {
+  return (PROVIDER_NAMES as readonly string[]).includes(name);
+}
