@@ -2,23 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CliIo } from "../src/cli/main.js";
-import { main } from "../src/cli/main.js";
-
-/** An in-memory stdout or stderr. */
-function output() {
-  let text = "";
-  return {
-    isTTY: false,
-    write(chunk: string) {
-      text += chunk;
-      return true;
-    },
-    get text() {
-      return text;
-    },
-  };
-}
+import { runSpool } from "./support/cli.js";
 
 let dir: string;
 
@@ -30,25 +14,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function spool(args: string[], stdin?: (string | Uint8Array)[]) {
-  const stdout = output();
-  const stderr = output();
-  const io: CliIo = {
-    stdout,
-    stderr,
-    env: {},
-    cwd: dir,
-    ...(stdin
-      ? {
-          stdin: (async function* () {
-            yield* stdin;
-          })(),
-        }
-      : {}),
-  };
-  const code = await main(args, io);
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+const spool = (args: string[], stdin?: (string | Uint8Array)[]) =>
+  runSpool(args, { cwd: dir, ...(stdin ? { stdin } : {}) });
 
 const OUTPUT = `Let me look. 😀 a < b
 <thought>I need data.
