@@ -123,7 +123,7 @@ describe("model and format", () => {
     expect(error.code).toBe("provider.no-model");
     expect(error.message).toContain("SPOOL_MODEL");
     expect(resolve({ provider: "ollama", model: "llama3.3" }).baseURL).toBe(
-      "http://localhost:11434/v1",
+      "http://127.0.0.1:11434/v1",
     );
   });
 

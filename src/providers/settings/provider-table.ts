@@ -1,3 +1,4 @@
+import { OPENAI_FLAVOURS, type OpenAIFlavourName } from "../openai/flavours.js";
 import type { ProviderFormat } from "../stream-part.js";
 
 /** The providers `SPOOL_PROVIDER` (or the `provider` option) may name. */
@@ -13,6 +14,7 @@ export const PROVIDER_NAMES = [
   "mistral",
   "moonshot",
   "openrouter",
+  "together",
   "compatible",
   "scripted",
 ] as const;
@@ -67,65 +69,16 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>>
     defaultBaseURL: "https://api.openai.com/v1",
     defaultModel: "gpt-5",
   },
-  ollama: {
-    format: "openai-chat",
-    flavour: "ollama",
-    keyRequired: false,
-    defaultBaseURL: "http://localhost:11434/v1",
-  },
-  vllm: {
-    format: "openai-chat",
-    flavour: "vllm",
-    keyRequired: false,
-    defaultBaseURL: "http://localhost:8000/v1",
-  },
-  llamacpp: {
-    format: "openai-chat",
-    flavour: "llamacpp",
-    keyRequired: false,
-    defaultBaseURL: "http://localhost:8080/v1",
-    // llama-server answers with whatever model it loaded, whatever the request names.
-    defaultModel: "default",
-  },
-  groq: {
-    format: "openai-chat",
-    flavour: "groq",
-    keyEnv: "GROQ_API_KEY",
-    keyRequired: true,
-    defaultBaseURL: "https://api.groq.com/openai/v1",
-    defaultModel: "llama-3.3-70b-versatile",
-  },
-  deepseek: {
-    format: "openai-chat",
-    flavour: "deepseek",
-    keyEnv: "DEEPSEEK_API_KEY",
-    keyRequired: true,
-    defaultBaseURL: "https://api.deepseek.com/v1",
-    defaultModel: "deepseek-chat",
-  },
-  mistral: {
-    format: "openai-chat",
-    flavour: "mistral",
-    keyEnv: "MISTRAL_API_KEY",
-    keyRequired: true,
-    defaultBaseURL: "https://api.mistral.ai/v1",
-    defaultModel: "mistral-large-latest",
-  },
-  moonshot: {
-    format: "openai-chat",
-    flavour: "moonshot",
-    keyEnv: "MOONSHOT_API_KEY",
-    keyRequired: true,
-    defaultBaseURL: "https://api.moonshot.ai/v1",
-    defaultModel: "kimi-k2-0905-preview",
-  },
-  openrouter: {
-    format: "openai-chat",
-    flavour: "openrouter",
-    keyEnv: "OPENROUTER_API_KEY",
-    keyRequired: true,
-    defaultBaseURL: "https://openrouter.ai/api/v1",
-  },
+  ollama: fromFlavour("ollama"),
+  vllm: fromFlavour("vllm"),
+  // llama-server answers with whatever model it loaded, whatever the request names.
+  llamacpp: fromFlavour("llamacpp", "default"),
+  groq: fromFlavour("groq", "llama-3.3-70b-versatile"),
+  deepseek: fromFlavour("deepseek", "deepseek-chat"),
+  mistral: fromFlavour("mistral", "mistral-large-latest"),
+  moonshot: fromFlavour("moonshot", "kimi-k2-0905-preview"),
+  openrouter: fromFlavour("openrouter"),
+  together: fromFlavour("together"),
   compatible: {
     format: "openai-chat",
     flavour: "compatible",
@@ -152,4 +105,20 @@ export const KEY_INFERENCE_ORDER: readonly ProviderName[] = [
 /** Whether `name` is one of `PROVIDER_NAMES`. */
 export function isProviderName(name: string): name is ProviderName {
   return (PROVIDER_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * The defaults of an OpenAI-compatible server, from the adapter's flavour table (one source for
+ * base URLs and key variables).
+ */
+function fromFlavour(name: OpenAIFlavourName, defaultModel?: string): ProviderDefaults {
+  const flavour = OPENAI_FLAVOURS[name];
+  return {
+    format: "openai-chat",
+    flavour: name,
+    keyEnv: flavour.apiKeyEnv,
+    keyRequired: flavour.requiresKey,
+    ...(flavour.baseURL ? { defaultBaseURL: flavour.baseURL } : {}),
+    ...(defaultModel ? { defaultModel } : {}),
+  };
 }
