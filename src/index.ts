@@ -7,4 +7,6 @@ export * from "./actions/index.js";
 export * from "./feeds/index.js";
 export * from "./log/index.js";
 export * from "./protocol/index.js";
+export * from "./providers/index.js";
 export * from "./spec/index.js";
+export * from "./transcript/index.js";

@@ -1,12 +1,15 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, EventValidationError, SpoolError, StoreError } from "../spec/index.js";
 import { createContinuity, listContinuities } from "./commands/continuities.js";
+import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
+import { transcriptCommand } from "./commands/transcript.js";
 import { turnAdd } from "./commands/turn-add.js";
+import { verifyCommand } from "./commands/verify.js";
 import { type CliIo, type CommandContext, createContext, UsageError } from "./context.js";
 import { redactSecrets } from "./redact.js";
 import { suggestCommand, USAGE } from "./usage.js";
@@ -26,6 +29,9 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   log: { show: logShow, tail: logTail, verify: logVerify },
   protocol: { parse: protocolParse },
   providers: { decode: providersDecode },
+  transcript: { "": transcriptCommand },
+  keys: { init: keysInit },
+  verify: { "": verifyCommand },
 };
 
 /**

@@ -1,3 +1,7 @@
+import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
+import { VERIFY_USAGE } from "./commands/verify.js";
+
 /** The help of one command: its one-line synopsis and the full text `--help` prints. */
 export interface CommandHelp {
   synopsis: string;
@@ -46,6 +50,9 @@ Commands:
   log verify                    Check every hash chain for tampering
   protocol parse [FILE]         Parse model output into protocol events (JSON lines)
   providers decode [FILE]       Decode a recorded provider stream through its SDK
+  transcript <thread>           Rebuild a thread's transcript.jsonl from the log
+  keys init                     Create the Ed25519 key that signs checkpoints
+  verify <target>               Verify a continuity, thread or transcript.jsonl and its signatures
 
 Options:
 ${DB}
@@ -157,6 +164,10 @@ Commands:
 Run \`spool protocol parse --help\` for its options.
 `,
   },
+  transcript: TRANSCRIPT_USAGE,
+  keys: KEYS_USAGE,
+  "keys init": KEYS_INIT_USAGE,
+  verify: VERIFY_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]

@@ -17,7 +17,8 @@ export interface EventSpec<S extends z.ZodType = z.ZodType> {
   input?: boolean;
   /**
    * Droppable events only: merge two adjacent pending events of the same stream into one, or
-   * return `undefined` to keep them apart. Must return data the schema accepts.
+   * return `undefined` to keep them apart. Must return data the schema accepts. `earlier` is the
+   * store's own pending copy (never a caller's object), so it may be reused; `later` must not be.
    */
   coalesce?: (earlier: z.output<S>, later: z.output<S>) => z.output<S> | undefined;
 }

@@ -18,16 +18,14 @@ export const tokenEvents = {
        */
       deltas: z.array(z.number().int().nonnegative()).optional(),
     }),
-    coalesce: (earlier, later) =>
-      earlier.block === later.block
-        ? {
-            block: earlier.block,
-            text: earlier.text + later.text,
-            deltas: [
-              ...(earlier.deltas ?? [earlier.text.length]),
-              ...(later.deltas ?? [later.text.length]),
-            ],
-          }
-        : undefined,
+    coalesce(earlier, later) {
+      if (earlier.block !== later.block) return undefined;
+      // `earlier` is the append queue's own pending copy: its deltas list grows in place, so a
+      // window of n deltas costs O(n), not O(n²).
+      const deltas = earlier.deltas ?? [earlier.text.length];
+      if (later.deltas) for (const length of later.deltas) deltas.push(length);
+      else deltas.push(later.text.length);
+      return { block: earlier.block, text: earlier.text + later.text, deltas };
+    },
   }),
 };

@@ -1,0 +1,160 @@
+import type { EventStore } from "../log/index.js";
+import { MessageAssembler } from "../providers/assembled-message.js";
+import { toMessageData, toProviderErrorData } from "../providers/message-data.js";
+import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
+import type { NewEvent, NewEventOf, StreamRef } from "../spec/index.js";
+import type { StreamSink } from "./sink.js";
+
+/** Options of `createLogSink`. */
+export interface LogSinkOptions {
+  store: EventStore;
+  continuity: string;
+  /** The step's stream id (`stepStreamId(thread, n)`). */
+  step: string;
+  /** The provider's configured name, stored in `message.completed`. */
+  provider: string;
+  format: ProviderFormat;
+  /** The sink's name in reports (default `log`). */
+  name?: string;
+}
+
+/**
+ * The sink that writes a step's stream into the log, on the step's stream:
+ * - `text`, `reasoning`, `tool-call-delta`, `refusal` → `token.delta` (droppable) with the block
+ *   named `text:<n>`, `reasoning:<n>`, `tool:<n>`, `refusal:<n>`; empty deltas are skipped. These
+ *   appends are not awaited one by one: the store batches and coalesces them and keeps their order.
+ * - `retry` → `provider.retrying` (critical); `stop` → `message.completed` (critical) with the
+ *   message assembled from every part; `error` → `message.partial` (droppable, only when content
+ *   had arrived) and `message.failed` (critical), in one batch. `write` returns the promise of
+ *   these critical appends, so a fan-out waits until they are durable.
+ *
+ * A rejected append fails the sink: the next `write` throws it, and so does `close`, which waits
+ * for every append made.
+ */
+export function createLogSink(options: LogSinkOptions): StreamSink {
+  return new LogSink(options);
+}
+
+type StepEventType =
+  | "provider.retrying"
+  | "message.completed"
+  | "message.partial"
+  | "message.failed";
+
+const BLOCK_PREFIXES = ["text", "reasoning", "tool", "refusal"] as const;
+
+class LogSink implements StreamSink {
+  readonly name: string;
+  readonly #store: EventStore;
+  readonly #continuity: string;
+  readonly #provider: string;
+  readonly #stream: StreamRef;
+  readonly #assembler: MessageAssembler;
+  /** Block names by prefix and block number, made once: `text:0`, `tool:2`, … */
+  readonly #names: string[][] = [[], [], [], []];
+  #pending: Promise<unknown>[] = [];
+  #failure: unknown;
+  #failed = false;
+  readonly #onReject = (error: unknown): void => {
+    if (!this.#failed) {
+      this.#failed = true;
+      this.#failure = error;
+    }
+  };
+
+  constructor(options: LogSinkOptions) {
+    this.name = options.name ?? "log";
+    this.#store = options.store;
+    this.#continuity = options.continuity;
+    this.#provider = options.provider;
+    this.#stream = { kind: "step", id: options.step };
+    this.#assembler = new MessageAssembler(options.format);
+  }
+
+  write(part: StreamPart): void | Promise<void> {
+    if (this.#failed) throw this.#failure;
+    this.#assembler.push(part);
+    switch (part.type) {
+      case "text":
+        return this.#delta(0, part.block, part.text);
+      case "reasoning":
+        return this.#delta(1, part.block, part.text);
+      case "tool-call-delta":
+        return this.#delta(2, part.block, part.inputText);
+      case "refusal":
+        return this.#delta(3, part.block, part.text);
+      case "retry":
+        return this.#critical([
+          this.#event("provider.retrying", {
+            attempt: part.attempt,
+            delay_ms: part.delayMs,
+            error: toProviderErrorData(part.error),
+          }),
+        ]);
+      case "stop":
+        return this.#critical([
+          this.#event(
+            "message.completed",
+            toMessageData(this.#assembler.message(), this.#provider),
+          ),
+        ]);
+      case "error": {
+        const message = this.#assembler.message();
+        const error = toProviderErrorData(part.error);
+        const partial = message.content.length > 0;
+        const events: NewEvent[] = [];
+        if (partial) {
+          events.push(
+            this.#event("message.partial", { ...toMessageData(message, this.#provider), error }),
+          );
+        }
+        events.push(this.#event("message.failed", { error, partial }));
+        return this.#critical(events);
+      }
+      default:
+        return;
+    }
+  }
+
+  async close(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    await Promise.all(pending);
+    if (this.#failed) throw this.#failure;
+  }
+
+  // The hot path: one event object, no spreads, no closures, no schema calls of our own.
+  #delta(prefix: number, block: number, text: string): void {
+    if (text === "") return;
+    const names = this.#names[prefix]!;
+    const append = this.#store.append({
+      continuity: this.#continuity,
+      type: "token.delta",
+      stream: this.#stream,
+      data: { block: names[block] ?? this.#blockName(prefix, block), text },
+    });
+    this.#pending.push(append.then(undefined, this.#onReject));
+  }
+
+  #blockName(prefix: number, block: number): string {
+    const name = `${BLOCK_PREFIXES[prefix]}:${block}`;
+    this.#names[prefix]![block] = name;
+    return name;
+  }
+
+  #event<T extends StepEventType>(type: T, data: NewEventOf<T>["data"]): NewEvent {
+    return { continuity: this.#continuity, stream: this.#stream, type, data };
+  }
+
+  async #critical(events: NewEvent[]): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    try {
+      await this.#store.appendBatch(events);
+    } catch (error) {
+      this.#onReject(error);
+    }
+    await Promise.all(pending);
+    if (this.#failed) throw this.#failure;
+  }
+}
