@@ -5,7 +5,7 @@ import { TRANSCRIPT_USAGE, transcriptCommand } from "../src/cli/commands/transcr
 import { type CliIo, createContext, NotFoundError, UsageError } from "../src/cli/context.js";
 import { openEventStore } from "../src/log/index.js";
 import { rebuildTranscript } from "../src/transcript/index.js";
-import { onStep, startThread, tempStore } from "./transcript-support.js";
+import { onStep, startThread, tempStore } from "./support/transcripts.js";
 
 let env: Awaited<ReturnType<typeof tempStore>>;
 let db: string;

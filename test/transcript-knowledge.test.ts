@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventStore } from "../src/log/index.js";
 import type { NewEvent } from "../src/spec/index.js";
 import { createKnowledgeSink, renderKnowledge } from "../src/transcript/index.js";
-import { dispatched, onStep, readAll, startThread, tempStore } from "./transcript-support.js";
+import { dispatched, onStep, readAll, startThread, tempStore } from "./support/transcripts.js";
 
 let env: Awaited<ReturnType<typeof tempStore>>;
 let store: EventStore;

@@ -17,7 +17,7 @@ import {
   startThread,
   stepStarted,
   tempStore,
-} from "./transcript-support.js";
+} from "./support/transcripts.js";
 
 /** What the test does between two parts. */
 type Interleave =

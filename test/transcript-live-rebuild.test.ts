@@ -22,7 +22,7 @@ import {
   stepStarted,
   tempStore,
   textParts,
-} from "./transcript-support.js";
+} from "./support/transcripts.js";
 
 let env: Awaited<ReturnType<typeof tempStore>>;
 let store: EventStore;

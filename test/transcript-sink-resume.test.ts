@@ -9,7 +9,7 @@ import {
   rebuildTranscript,
   type SinkReport,
 } from "../src/transcript/index.js";
-import { onStep, startThread, tempStore } from "./transcript-support.js";
+import { onStep, startThread, tempStore } from "./support/transcripts.js";
 
 let env: Awaited<ReturnType<typeof tempStore>>;
 let store: EventStore;

@@ -12,7 +12,7 @@ import {
   type TranscriptSink,
   verifyTranscriptFile,
 } from "../src/transcript/index.js";
-import { dispatched, onStep, startThread, tempStore } from "./transcript-support.js";
+import { dispatched, onStep, startThread, tempStore } from "./support/transcripts.js";
 
 let env: Awaited<ReturnType<typeof tempStore>>;
 let store: EventStore;

@@ -32,6 +32,7 @@ export {
   type KnowledgeSource,
 } from "./knowledge-sink.js";
 export { createLogSink, type LogSinkOptions } from "./log-sink.js";
+export { type ModelStepOptions, type ModelStepResult, runModelStep } from "./model-step.js";
 export { createReturnSink, type ReturnSink } from "./return-sink.js";
 export {
   type CheckpointPayload,

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type EventStore, openEventStore } from "../src/log/index.js";
-import type { StreamPart } from "../src/providers/stream-part.js";
-import type { NewEvent, SpoolEvent } from "../src/spec/index.js";
-import { stepStreamId } from "../src/transcript/index.js";
+import { type EventStore, openEventStore } from "../../src/log/index.js";
+import type { StreamPart } from "../../src/providers/stream-part.js";
+import type { NewEvent, SpoolEvent } from "../../src/spec/index.js";
+import { stepStreamId } from "../../src/transcript/index.js";
 
 /** A temporary directory with a real SQLite store in it; `cleanup` closes and deletes both. */
 export async function tempStore(prefix = "spool-transcript-"): Promise<{

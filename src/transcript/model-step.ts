@@ -1,0 +1,136 @@
+import type { EventStore } from "../log/index.js";
+import type { AssembledMessage } from "../providers/assembled-message.js";
+import { toUsageData } from "../providers/message-data.js";
+import type { Provider, ProviderRequest } from "../providers/provider.js";
+import { type CursorCall, streamWithCursor } from "../providers/provider-cursor.js";
+import type { StreamPart } from "../providers/stream-part.js";
+import { type CheckpointEvent, writeCheckpoint } from "./checkpoint-writer.js";
+import type { KnowledgeSink } from "./knowledge-sink.js";
+import { createLogSink } from "./log-sink.js";
+import { createReturnSink } from "./return-sink.js";
+import type { CheckpointSigner } from "./signing.js";
+import { type SinkReport, type StreamSink, sinkReportEvent } from "./sink.js";
+import { createSinkFanout } from "./sink-fanout.js";
+import { stepStreamId } from "./thread-streams.js";
+import type { TranscriptSink } from "./transcript-sink.js";
+
+/** What one model call of a thread needs. */
+export interface ModelStepOptions {
+  store: EventStore;
+  continuity: string;
+  thread: string;
+  /** The step's index in its thread (0, 1, 2…); the step stream is `${thread}:${index}`. */
+  index: number;
+  provider: Provider;
+  /** The request, or a cursor call that continues a Responses conversation when it can. */
+  request: ProviderRequest | CursorCall;
+  /** The thread's live transcript (it follows the log and outlives the step). */
+  transcript?: TranscriptSink;
+  /** The thread's knowledge file: deltas appended live, re-rendered at the step's checkpoint. */
+  knowledge?: KnowledgeSink;
+  /** Where the thread's events begin, so the knowledge re-render reads only the thread (default 0). */
+  threadStartSeq?: number;
+  /** More sinks for this step (a UI); they are closed when the step ends. */
+  sinks?: StreamSink[];
+  /** Signs a checkpoint at the step boundary when given. */
+  signer?: CheckpointSigner;
+  signal?: AbortSignal;
+  /** Milliseconds for `duration_ms` (default `performance.now`). */
+  now?: () => number;
+}
+
+/** How a model step ended. */
+export interface ModelStepResult {
+  step: string;
+  /** The assembled message (with `error` set when the call failed). */
+  message: AssembledMessage;
+  /** Sinks that failed or lagged during the step (also logged as `sink.*` events). */
+  reports: SinkReport[];
+  checkpoint?: CheckpointEvent;
+}
+
+/**
+ * Runs one model call of a thread end to end: `step.started`, the provider's stream fanned out to
+ * the log sink, the return sink, the knowledge file and any extra sinks (none can block another),
+ * sink reports as events, `step.completed` with usage and stop reason, then, with a signer, a
+ * signed checkpoint at the step boundary whose transcript digest covers the thread's
+ * transcript.jsonl up to it, and the knowledge file re-rendered from the log.
+ *
+ * Never throws for a provider failure: the message carries the error and the log holds
+ * `message.partial`/`message.failed`; the caller decides whether to retry the step. It throws only
+ * when the store itself fails.
+ */
+export async function runModelStep(options: ModelStepOptions): Promise<ModelStepResult> {
+  const { store, continuity, thread, index, provider } = options;
+  const now = options.now ?? (() => performance.now());
+  const step = stepStreamId(thread, index);
+  const stream = { kind: "step" as const, id: step };
+  const started = now();
+  const model =
+    "cursor" in options.request ? options.request.settings.model : options.request.model;
+  const identity = { kind: "model" as const, thread, index, provider: provider.name, model };
+  await store.append({ continuity, stream, type: "step.started", data: identity });
+
+  const reports: SinkReport[] = [];
+  const returned = createReturnSink({ format: provider.format });
+  const sinks: StreamSink[] = [
+    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
+    returned.sink,
+    ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
+    ...(options.sinks ?? []),
+  ];
+  const fanout = createSinkFanout({ sinks, onReport: (report) => reports.push(report) });
+  const streamOptions = options.signal ? { signal: options.signal } : {};
+  const parts: AsyncIterable<StreamPart> =
+    "cursor" in options.request
+      ? streamWithCursor(provider, options.request, streamOptions)
+      : provider.stream(options.request, streamOptions);
+  for await (const part of parts) fanout.push(part);
+  await fanout.close();
+  const message = await returned.message();
+
+  for (const report of reports) await store.append(sinkReportEvent(report, continuity, stream));
+  await store.append({
+    continuity,
+    stream,
+    type: "step.completed",
+    data: {
+      ...identity,
+      model: message.model || model,
+      usage: toUsageData(message.usage),
+      stop_reason: message.stopReason,
+      duration_ms: Math.max(0, now() - started),
+    },
+  });
+
+  const result: ModelStepResult = { step, message, reports };
+  if (options.signer) {
+    const transcript = options.transcript;
+    result.checkpoint = await writeCheckpoint({
+      store,
+      signer: options.signer,
+      continuity,
+      reason: "step",
+      thread,
+      ...(transcript
+        ? {
+            transcriptDigest: async (seq: number) => {
+              await transcript.caughtUp(seq);
+              return transcript.digestUpTo(seq);
+            },
+          }
+        : {}),
+    });
+  }
+  if (options.knowledge) {
+    await options.knowledge.checkpoint(
+      store.read({ continuity, after: options.threadStartSeq ?? 0 }),
+    );
+  }
+  return result;
+}
+
+/** A thread-long sink seen by one step's fan-out: written to, not closed, when the step ends. */
+function keepOpen(sink: KnowledgeSink): StreamSink {
+  return { name: sink.name, write: (part) => sink.write(part), close: () => sink.flushed() };
+}

@@ -1,0 +1,170 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EventStore } from "../src/log/index.js";
+import { createScriptedProvider, messageText } from "../src/providers/index.js";
+import {
+  createKnowledgeSink,
+  createTranscriptSink,
+  initKeys,
+  loadPublicKeys,
+  loadSigner,
+  rebuildTranscript,
+  runModelStep,
+  type StreamSink,
+  verifyCheckpoints,
+  verifyTranscriptFile,
+} from "../src/transcript/index.js";
+import { readAll, tempStore } from "./support/transcripts.js";
+
+const continuity = "home";
+const thread = "t1";
+let store: EventStore;
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ store, dir, cleanup } = await tempStore("spool-model-step-"));
+  await store.appendBatch([
+    {
+      continuity,
+      type: "continuity.created",
+      actor: "ada",
+      origin: "test",
+      data: { title: "chat" },
+    },
+    {
+      continuity,
+      type: "thread.started",
+      stream: { kind: "thread", id: thread },
+      data: { directive: "assistant", chain_root: thread, model: "scripted" },
+    },
+  ]);
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const ask = (text: string) => ({
+  model: "scripted",
+  messages: [{ role: "user" as const, content: text }],
+});
+
+describe("runModelStep", () => {
+  it("logs, transcribes, signs and re-renders every step, and the files verify against the log", async () => {
+    const keys = join(dir, "keys");
+    initKeys(keys);
+    const signer = loadSigner(keys)!;
+    const provider = createScriptedProvider({
+      script: [
+        { reasoning: "Thinking about ünïcode 😀", text: "Here is the plan.\nStep one." },
+        {
+          text: "Done: <response>all good</response>",
+          toolCalls: [{ name: "search", input: { q: "x" } }],
+        },
+      ],
+      tokens: "char",
+    });
+    const transcriptPath = join(dir, "threads", thread, "transcript.jsonl");
+    const transcript = createTranscriptSink({ store, continuity, thread, path: transcriptPath });
+    const knowledge = createKnowledgeSink({
+      path: join(dir, "threads", thread, "knowledge.md"),
+      thread,
+    });
+    const common = { store, continuity, thread, provider, transcript, knowledge, signer };
+
+    const first = await runModelStep({ ...common, index: 0, request: ask("plan it") });
+    const second = await runModelStep({ ...common, index: 1, request: ask("go on") });
+    await transcript.close();
+    await knowledge.close();
+
+    expect(messageText(first.message)).toBe("Here is the plan.\nStep one.");
+    expect(second.message.stopReason).toBe("tool-use");
+    expect(first.reports).toEqual([]);
+    const events = await readAll(store, continuity);
+    const types = events.filter((event) => event.stream.id === "t1:0").map((event) => event.type);
+    expect(types[0]).toBe("step.started");
+    expect(types.slice(-2)).toEqual(["message.completed", "step.completed"]);
+    expect(types.filter((type) => type === "token.delta").length).toBeGreaterThan(0);
+    const completed = events.find((event) => event.type === "step.completed")!;
+    expect(completed.data).toMatchObject({ kind: "model", thread, index: 0, stop_reason: "end" });
+
+    // The live transcript is the log's projection, byte for byte, and it verifies with its signatures.
+    const live = readFileSync(transcriptPath);
+    expect(live.equals(await rebuildTranscript(store, continuity, thread))).toBe(true);
+    const publicKeys = loadPublicKeys(keys);
+    const fileReport = await verifyTranscriptFile(transcriptPath, { store, publicKeys });
+    expect(fileReport).toMatchObject({ ok: true, checkpoints: 2 });
+    const chainReport = await verifyCheckpoints(store, { continuity, thread, publicKeys });
+    expect(chainReport.ok).toBe(true);
+    expect(chainReport.checkpoints).toBe(2);
+    expect(second.checkpoint?.data.transcript_sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    // One token_delta line per streamed delta (characters here), in order.
+    const deltaLines = live
+      .toString("utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+      .filter(
+        (line) => line.type === "token_delta" && line.step === "t1:0" && line.block === "text:1",
+      );
+    expect(deltaLines.map((line) => line.text)).toEqual(Array.from("Here is the plan.\nStep one."));
+
+    const markdown = readFileSync(join(dir, "threads", thread, "knowledge.md"), "utf8");
+    expect(markdown).toContain("Here is the plan.");
+    expect(markdown).toContain("search");
+  });
+
+  it("reports a failing sink as an event and still completes the step", async () => {
+    const broken: StreamSink = {
+      name: "ui",
+      write(part) {
+        if (part.type === "text") throw new Error("the socket went away");
+      },
+    };
+    const provider = createScriptedProvider({ script: ["hello there"] });
+    const result = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 0,
+      provider,
+      request: ask("hi"),
+      sinks: [broken],
+    });
+    expect(messageText(result.message)).toBe("hello there");
+    expect(result.reports).toEqual([expect.objectContaining({ kind: "failed", sink: "ui" })]);
+    const failed = (await readAll(store, continuity)).filter(
+      (event) => event.type === "sink.failed",
+    );
+    expect(failed.map((event) => event.data)).toEqual([
+      expect.objectContaining({ sink: "ui", message: expect.stringContaining("socket went away") }),
+    ]);
+  });
+
+  it("keeps a provider failure in the message and the log, and completes the step with stop_reason error", async () => {
+    const provider = createScriptedProvider({
+      script: [{ text: "one two three", error: { code: "provider.connection", afterTokens: 2 } }],
+      transport: { sleep: async () => {} },
+    });
+    const result = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 0,
+      provider,
+      request: ask("hi"),
+    });
+    expect(result.message.error?.code).toBe("provider.connection");
+    expect(messageText(result.message)).toBe("one two");
+    const events = await readAll(store, continuity);
+    expect(events.find((event) => event.type === "message.failed")?.data).toMatchObject({
+      partial: true,
+    });
+    expect(events.find((event) => event.type === "message.partial")).toBeDefined();
+    expect(events.find((event) => event.type === "step.completed")?.data).toMatchObject({
+      stop_reason: "error",
+    });
+  });
+});
