@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol …]`: Spool's event log on SQLite and PostgreSQL, each figure
+ * `npm run bench [-- log|protocol|providers …]`: Spool's event log on SQLite and PostgreSQL, each figure
  * beside the engine's own ceiling, and the streaming protocol (parser throughput, dispatch
  * latency, the Vercel AI SDK on the same stream), each beside its baseline, all measured in the
  * same run. Prints markdown tables and writes them to `bench/results/latest.md`. Arguments pick
@@ -16,6 +16,7 @@ import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
 import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
 import { measureDispatchLatency } from "./protocol/dispatch-latency.js";
 import { measureParserThroughput } from "./protocol/parser-throughput.js";
+import { measureProviderStreams } from "./providers/stream-throughput.js";
 import { type EngineSection, renderSection } from "./report.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 
@@ -71,14 +72,14 @@ function section(
   });
 }
 
-const GROUPS = ["log", "protocol"] as const;
+const GROUPS = ["log", "protocol", "providers"] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The groups named on the command line (all when none). */
 function chosenGroups(args: readonly string[]): Set<Group> {
   for (const arg of args) {
     if (!(GROUPS as readonly string[]).includes(arg)) {
-      throw new Error(`unknown benchmark group ${JSON.stringify(arg)}: use ${GROUPS.join(" or ")}`);
+      throw new Error(`unknown benchmark group ${JSON.stringify(arg)}: use ${GROUPS.join(", ")}`);
     }
   }
   return new Set(args.length > 0 ? (args as Group[]) : GROUPS);
@@ -112,6 +113,13 @@ async function main(): Promise<void> {
       await guarded("Protocol parser", () => measureParserThroughput(runs, progress)),
       await guarded("Action dispatch", () => measureDispatchLatency(runs, progress)),
       await guarded("Step runner vs Vercel AI SDK", () => measureAiSdkComparison(runs, progress)),
+    );
+  }
+  if (groups.has("providers")) {
+    sections.push(
+      await guarded("Provider streams vs Vercel AI SDK", () =>
+        measureProviderStreams(config.runs, progress),
+      ),
     );
   }
 

@@ -92,17 +92,15 @@ describe("live transcript equals the rebuild (property)", () => {
             const step = await startThread(store, "home", "t1");
             await store.append(stepStarted("home", "t2", 0));
             const path = join(env.dir, "t1", "transcript.jsonl");
+            const log = createLogSink({
+              store,
+              continuity: "home",
+              step,
+              provider: "p",
+              format: "scripted",
+            });
             const fanout = createSinkFanout({
-              sinks: [
-                createLogSink({
-                  store,
-                  continuity: "home",
-                  step,
-                  provider: "p",
-                  format: "scripted",
-                }),
-                createTranscriptSink({ store, continuity: "home", thread: "t1", path }),
-              ],
+              sinks: [log, createTranscriptSink({ store, continuity: "home", thread: "t1", path })],
               onReport: (report) => {
                 throw new Error(`unexpected report ${JSON.stringify(report)}`);
               },
@@ -122,6 +120,7 @@ describe("live transcript equals the rebuild (property)", () => {
                 expected.push(`${["text", "reasoning", "refusal"][block]}:${block}|${text}`);
               if (between.kind === "flush") await store.flush();
               if (between.kind === "event") {
+                log.flush();
                 const appended = store.append(lifecycle(step, n, between.which));
                 if (between.await) await appended;
                 else pending.push(appended);

@@ -37,21 +37,18 @@ function stepSinks(step: string, path: string) {
   const reports: SinkReport[] = [];
   const transcript = createTranscriptSink({ store, continuity: "home", thread: "t1", path });
   const returned = createReturnSink({ format: "anthropic" });
+  const log = createLogSink({
+    store,
+    continuity: "home",
+    step,
+    provider: "anthropic",
+    format: "anthropic",
+  });
   const fanout = createSinkFanout({
-    sinks: [
-      createLogSink({
-        store,
-        continuity: "home",
-        step,
-        provider: "anthropic",
-        format: "anthropic",
-      }),
-      transcript,
-      returned.sink,
-    ],
+    sinks: [log, transcript, returned.sink],
     onReport: (report) => reports.push(report),
   });
-  return { fanout, transcript, returned, reports };
+  return { fanout, log, transcript, returned, reports };
 }
 
 describe("log sink and live transcript", () => {
@@ -60,7 +57,7 @@ describe("log sink and live transcript", () => {
     // Another thread and another continuity write meanwhile; neither belongs to t1's transcript.
     await store.append(stepStarted("home", "t2", 0));
     const path = join(env.dir, "threads", "t1", "transcript.jsonl");
-    const { fanout, transcript, returned, reports } = stepSinks(step, path);
+    const { fanout, log, transcript, returned, reports } = stepSinks(step, path);
 
     const deltas = sampleDeltas(200);
     const [start, ...rest] = textParts(deltas);
@@ -68,7 +65,9 @@ describe("log sink and live transcript", () => {
     for (const [index, part] of rest.slice(0, 200).entries()) {
       fanout.push(part);
       if (index % 50 === 49) {
-        // Critical events of the step between deltas flush the deltas before them.
+        // Whoever appends other events of the step flushes the log sink's deltas first, so the
+        // log keeps stream order.
+        log.flush();
         await store.append(onStep("home", step, "action.dispatched", dispatched(`a${index}`)));
         await store.append(
           onStep(
@@ -95,6 +94,7 @@ describe("log sink and live transcript", () => {
       }
       if (index === 120) {
         // Live: the file already holds what the log has, before the step ends.
+        log.flush();
         await store.flush();
         await transcript.caughtUp(await store.head());
         const live = readFileSync(path);

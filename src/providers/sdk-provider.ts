@@ -93,7 +93,7 @@ async function* runStream<E>(
       const events = await adapter.open(request, controller.signal);
       const watched = watchEvents(events, idle, streamOptions.raw === true);
       for await (const part of adapter.decode(watched.events)) {
-        for (const raw of watched.takeRaw()) yield raw;
+        if (streamOptions.raw) for (const raw of watched.takeRaw()) yield raw;
         produced = true;
         yield part;
         if (part.type === "stop") return;
@@ -144,9 +144,15 @@ async function* runStream<E>(
   }
 }
 
-/** Re-arms a timer on every event; when it fires, the request is aborted. */
+/**
+ * Ends a silent stream: a timer checks every `ms` whether an event arrived since its last look,
+ * and aborts the request when none did (so a stream is cut after `ms` to `2 × ms` of silence).
+ * Counting an event is one increment; no timer is touched per event.
+ */
 class IdleWatch {
   fired = false;
+  #events = 0;
+  #seen = -1;
   #timer: NodeJS.Timeout | undefined;
   constructor(
     readonly ms: number,
@@ -154,39 +160,65 @@ class IdleWatch {
   ) {}
   arm(): void {
     if (this.ms <= 0 || !Number.isFinite(this.ms)) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
+    this.#timer = setInterval(() => {
+      if (this.#events !== this.#seen) {
+        this.#seen = this.#events;
+        return;
+      }
       this.fired = true;
+      clearInterval(this.#timer);
       this.controller.abort(
         new ProviderError({ code: "provider.idle-timeout", message: "idle", retryable: true }),
       );
     }, this.ms);
     this.#timer.unref?.();
   }
+  tick(): void {
+    this.#events++;
+  }
   disarm(): void {
-    clearTimeout(this.#timer);
+    clearInterval(this.#timer);
   }
 }
 
+/**
+ * The SDK's events, counted for the idle watch. Without `raw` this is a thin iterator (no async
+ * generator, no promise of its own per event); with it, each event is also kept as a `raw` part.
+ */
 function watchEvents<E>(events: AsyncIterable<E>, idle: IdleWatch, raw: boolean) {
   let pending: StreamPart[] = [];
-  async function* watched(): AsyncGenerator<E> {
-    for await (const event of events) {
-      idle.arm();
-      if (raw) pending.push({ type: "raw", event });
-      yield event;
-    }
-  }
+  const counted: AsyncIterable<E> = {
+    [Symbol.asyncIterator]() {
+      const inner = events[Symbol.asyncIterator]();
+      return {
+        next() {
+          idle.tick();
+          if (!raw) return inner.next();
+          return inner.next().then((result) => {
+            if (!result.done) pending.push({ type: "raw", event: result.value });
+            return result;
+          });
+        },
+        return(value?: unknown) {
+          return inner.return
+            ? inner.return(value)
+            : Promise.resolve({ done: true as const, value: value as E });
+        },
+      };
+    },
+  };
   return {
-    events: watched(),
+    events: counted,
     takeRaw(): StreamPart[] {
-      if (pending.length === 0) return pending;
+      if (pending.length === 0) return NO_PARTS;
       const out = pending;
       pending = [];
       return out;
     },
   };
 }
+
+const NO_PARTS: StreamPart[] = [];
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

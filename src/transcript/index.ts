@@ -31,7 +31,7 @@ export {
   type KnowledgeSinkOptions,
   type KnowledgeSource,
 } from "./knowledge-sink.js";
-export { createLogSink, type LogSinkOptions } from "./log-sink.js";
+export { createLogSink, type LogSinkOptions, type LogStreamSink } from "./log-sink.js";
 export { type ModelStepOptions, type ModelStepResult, runModelStep } from "./model-step.js";
 export { createReturnSink, type ReturnSink } from "./return-sink.js";
 export {

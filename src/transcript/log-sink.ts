@@ -21,8 +21,11 @@ export interface LogSinkOptions {
 /**
  * The sink that writes a step's stream into the log, on the step's stream:
  * - `text`, `reasoning`, `tool-call-delta`, `refusal` → `token.delta` (droppable) with the block
- *   named `text:<n>`, `reasoning:<n>`, `tool:<n>`, `refusal:<n>`; empty deltas are skipped. These
- *   appends are not awaited one by one: the store batches and coalesces them and keeps their order.
+ *   named `text:<n>`, `reasoning:<n>`, `tool:<n>`, `refusal:<n>`; empty deltas are skipped. Deltas
+ *   of one block that arrive in the same turn of the event loop (one network read) are appended
+ *   as one event whose `deltas` keeps each delta's length; the store then coalesces adjacent ones
+ *   for up to 50 ms. Appends are not awaited one by one. `flush()` appends what is buffered now:
+ *   whoever appends other events of the step calls it first, so the log keeps stream order.
  * - `retry` → `provider.retrying` (critical); `stop` → `message.completed` (critical) with the
  *   message assembled from every part; `error` → `message.partial` (droppable, only when content
  *   had arrived) and `message.failed` (critical), in one batch. `write` returns the promise of
@@ -31,7 +34,7 @@ export interface LogSinkOptions {
  * A rejected append fails the sink: the next `write` throws it, and so does `close`, which waits
  * for every append made.
  */
-export function createLogSink(options: LogSinkOptions): StreamSink {
+export function createLogSink(options: LogSinkOptions): LogStreamSink {
   return new LogSink(options);
 }
 
@@ -41,9 +44,19 @@ type StepEventType =
   | "message.partial"
   | "message.failed";
 
+/** At most this many deltas wait in the buffer before they are appended. */
+const MAX_BUFFERED_DELTAS = 4096;
+
 const BLOCK_PREFIXES = ["text", "reasoning", "tool", "refusal"] as const;
 
-class LogSink implements StreamSink {
+/** The log sink: a `StreamSink` whose buffered deltas can be appended on demand. */
+export interface LogStreamSink extends StreamSink {
+  /** Appends the buffered deltas now (before appending other events of the step). */
+  flush(): void;
+  close(): Promise<void>;
+}
+
+class LogSink implements LogStreamSink {
   readonly name: string;
   readonly #store: EventStore;
   readonly #continuity: string;
@@ -53,6 +66,10 @@ class LogSink implements StreamSink {
   /** Block names by prefix and block number, made once: `text:0`, `tool:2`, … */
   readonly #names: string[][] = [[], [], [], []];
   #pending: Promise<unknown>[] = [];
+  /** Deltas of one block waiting for the end of this turn of the event loop. */
+  #bufferBlock: string | undefined;
+  #bufferTexts: string[] = [];
+  #timer: NodeJS.Immediate | undefined;
   #failure: unknown;
   #failed = false;
   readonly #onReject = (error: unknown): void => {
@@ -84,6 +101,7 @@ class LogSink implements StreamSink {
       case "refusal":
         return this.#delta(3, part.block, part.text);
       case "retry":
+        this.flush();
         return this.#critical([
           this.#event("provider.retrying", {
             attempt: part.attempt,
@@ -92,6 +110,7 @@ class LogSink implements StreamSink {
           }),
         ]);
       case "stop":
+        this.flush();
         return this.#critical([
           this.#event(
             "message.completed",
@@ -99,6 +118,7 @@ class LogSink implements StreamSink {
           ),
         ]);
       case "error": {
+        this.flush();
         const message = this.#assembler.message();
         const error = toProviderErrorData(part.error);
         const partial = message.content.length > 0;
@@ -116,25 +136,63 @@ class LogSink implements StreamSink {
     }
   }
 
+  /**
+   * Appends the deltas buffered in this turn of the event loop now. Call it before appending any
+   * other event of the step, so the log keeps the stream's order (the sink does so itself before
+   * its own critical events).
+   */
+  flush(): void {
+    if (this.#timer !== undefined) {
+      clearImmediate(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#bufferBlock === undefined) return;
+    const texts = this.#bufferTexts;
+    const data =
+      texts.length === 1
+        ? { block: this.#bufferBlock, text: texts[0]! }
+        : {
+            block: this.#bufferBlock,
+            text: texts.join(""),
+            deltas: texts.map((text) => text.length),
+          };
+    this.#bufferBlock = undefined;
+    this.#bufferTexts = [];
+    const append = this.#store.append({
+      continuity: this.#continuity,
+      type: "token.delta",
+      stream: this.#stream,
+      data,
+    });
+    this.#pending.push(append.then(undefined, this.#onReject));
+  }
+
   async close(): Promise<void> {
+    this.flush();
     const pending = this.#pending;
     this.#pending = [];
     await Promise.all(pending);
     if (this.#failed) throw this.#failure;
   }
 
-  // The hot path: one event object, no spreads, no closures, no schema calls of our own.
+  // The hot path: deltas of one block arriving in one turn of the event loop (one network read)
+  // become one append, with their lengths kept so each delta can be told apart again.
   #delta(prefix: number, block: number, text: string): void {
     if (text === "") return;
-    const names = this.#names[prefix]!;
-    const append = this.#store.append({
-      continuity: this.#continuity,
-      type: "token.delta",
-      stream: this.#stream,
-      data: { block: names[block] ?? this.#blockName(prefix, block), text },
-    });
-    this.#pending.push(append.then(undefined, this.#onReject));
+    const name = this.#names[prefix]![block] ?? this.#blockName(prefix, block);
+    if (this.#bufferBlock !== name) {
+      this.flush();
+      this.#bufferBlock = name;
+    }
+    this.#bufferTexts.push(text);
+    if (this.#bufferTexts.length >= MAX_BUFFERED_DELTAS) this.flush();
+    else this.#timer ??= setImmediate(this.#flushSoon);
   }
+
+  readonly #flushSoon = (): void => {
+    this.#timer = undefined;
+    this.flush();
+  };
 
   #blockName(prefix: number, block: number): string {
     const name = `${BLOCK_PREFIXES[prefix]}:${block}`;

@@ -34,7 +34,8 @@ export async function* decodeAnthropicEvents(
 ): AsyncGenerator<StreamPart> {
   const decoder = new AnthropicDecoder(options.provider ?? "anthropic");
   for await (const event of events) {
-    yield* decoder.push(event);
+    // A plain loop: `yield*` over an array costs extra promise hops per part.
+    for (const part of decoder.push(event)) yield part;
     if (decoder.done) return;
   }
 }

@@ -281,8 +281,8 @@ export async function* decodeChatStream(
   provider = "openai-chat",
 ): AsyncGenerator<StreamPart> {
   const decoder = new ChatStreamDecoder(flavourName, provider);
-  for await (const event of events) yield* decoder.push(event);
-  yield* decoder.end();
+  for await (const event of events) for (const part of decoder.push(event)) yield part;
+  for (const part of decoder.end()) yield part;
 }
 
 /**

@@ -313,7 +313,7 @@ export async function* decodeResponsesStream(
   secrets: readonly string[] = [],
 ): AsyncGenerator<StreamPart> {
   const decoder = new ResponsesStreamDecoder(provider, secrets);
-  for await (const event of events) yield* decoder.push(event);
+  for await (const event of events) for (const part of decoder.push(event)) yield part;
 }
 
 /** Responses usage as `Usage` fields. */
