@@ -75,6 +75,9 @@ describe("spool providers decode", () => {
     writeFileSync(file, [...anthropicTextFrames(["half"]).slice(0, 3), OVERLOADED_FRAME].join(""));
     const { code, stdout } = await spool(["providers", "decode", file]);
     expect(code).toBe(1);
+    const withParts = await spool(["providers", "decode", "--parts", file]);
+    expect(withParts.code).toBe(1);
+    expect(JSON.parse(withParts.stdout.trim().split("\n").at(-1)!).type).toBe("error");
     const message = JSON.parse(stdout);
     expect(message.stopReason).toBe("error");
     expect(message.error).toMatchObject({ code: "provider.overloaded" });
@@ -90,6 +93,17 @@ describe("spool providers decode", () => {
     const badFormat = await spool(["providers", "decode", "--format", "gemini", file]);
     expect(badFormat.code).toBe(2);
     expect(badFormat.stderr).toContain("use one of anthropic, openai-chat, openai-responses");
+    const badFlavour = await spool([
+      "providers",
+      "decode",
+      "--format",
+      "openai-chat",
+      "--flavour",
+      "nope",
+      file,
+    ]);
+    expect(badFlavour.code).toBe(2);
+    expect(badFlavour.stderr).toContain("unknown --flavour");
     const missing = await spool(["providers", "decode", join(dir, "missing.sse")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read");

@@ -11,12 +11,12 @@ import {
   type StreamPart,
   type Usage,
 } from "../src/providers/index.js";
-import { seededRandom } from "../src/spec/index.js";
 import {
   chunkBytes,
   fixtureBytes,
   PROVIDER_FIXTURES,
   type ReplayServer,
+  randomChunks,
   startReplayServer,
 } from "./support/replay-server.js";
 
@@ -309,13 +309,7 @@ describe("Anthropic fixtures decode the same however the bytes are chunked", () 
     it(`${path}: ${title} (seed ${seed})`, async () => {
       const bytes = fixtureBytes(DIR + path);
       const whole = await serve([bytes]);
-      const random = seededRandom(seed + 1);
-      const chunks: Uint8Array[] = [];
-      for (let offset = 0; offset < bytes.length; ) {
-        const size = 1 + Math.floor(random() * Math.min(700, bytes.length / 2));
-        chunks.push(bytes.subarray(offset, offset + size));
-        offset += size;
-      }
+      const chunks = randomChunks(bytes, seed + 1, Math.min(700, bytes.length / 2));
       expect(chunks.length).toBeGreaterThan(1);
       expect(await serve(chunks)).toEqual(whole);
       if (BYTE_BY_BYTE.has(path)) expect(await serve(chunkBytes(bytes, 1))).toEqual(whole);

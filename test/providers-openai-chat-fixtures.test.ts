@@ -10,12 +10,12 @@ import {
   type StreamPart,
 } from "../src/providers/index.js";
 import { createOpenAIChatProvider, type OpenAIFlavourName } from "../src/providers/openai/index.js";
-import { seededRandom } from "../src/spec/index.js";
 import {
   chunkBytes,
   fixtureBytes,
   PROVIDER_FIXTURES,
   type ReplayServer,
+  randomChunks,
   startReplayServer,
 } from "./support/replay-server.js";
 
@@ -245,17 +245,6 @@ async function decode(
   const parts: StreamPart[] = [];
   for await (const part of provider.stream(REQUEST)) parts.push(part);
   return { parts, message: assembleMessage("openai-chat", parts) };
-}
-
-function randomChunks(bytes: Uint8Array, seed: number): Uint8Array[] {
-  const random = seededRandom(seed);
-  const out: Uint8Array[] = [];
-  for (let offset = 0; offset < bytes.length; ) {
-    const size = 1 + Math.floor(random() * 2000);
-    out.push(bytes.subarray(offset, offset + size));
-    offset += size;
-  }
-  return out;
 }
 
 describe("Chat Completions fixtures", () => {

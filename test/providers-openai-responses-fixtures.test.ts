@@ -13,11 +13,11 @@ import {
   createOpenAIResponsesProvider,
   toResponsesRequest,
 } from "../src/providers/openai/index.js";
-import { seededRandom } from "../src/spec/index.js";
 import {
   fixtureBytes,
   PROVIDER_FIXTURES,
   type ReplayServer,
+  randomChunks,
   startReplayServer,
 } from "./support/replay-server.js";
 
@@ -184,17 +184,6 @@ async function decode(
   return { parts, message: assembleMessage("openai-responses", parts) };
 }
 
-function randomChunks(bytes: Uint8Array, seed: number): Uint8Array[] {
-  const random = seededRandom(seed);
-  const out: Uint8Array[] = [];
-  for (let offset = 0; offset < bytes.length; ) {
-    const size = 1 + Math.floor(random() * 3000);
-    out.push(bytes.subarray(offset, offset + size));
-    offset += size;
-  }
-  return out;
-}
-
 // JSON-lines recordings are checked through their .sse twins (below), which carry the same data.
 const SSE_FILES = FILES.filter((path) => MANIFEST.get(path)?.encoding !== "jsonl");
 
@@ -207,7 +196,7 @@ describe("Responses fixtures", () => {
   it.each(SSE_FILES)("%s decodes to what its data lines say, in any chunking", async (path) => {
     const body = fixtureBytes(path);
     const whole = await decode([body]);
-    const split = await decode(randomChunks(body, body.length));
+    const split = await decode(randomChunks(body, body.length, 3000));
     expect(split.parts).toEqual(whole.parts);
 
     const { parts, message } = whole;

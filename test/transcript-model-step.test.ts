@@ -15,6 +15,7 @@ import {
   verifyCheckpoints,
   verifyTranscriptFile,
 } from "../src/transcript/index.js";
+import { runSpool } from "./support/cli.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -110,6 +111,13 @@ describe("runModelStep", () => {
         (line) => line.type === "token_delta" && line.step === "t1:0" && line.block === "text:1",
       );
     expect(deltaLines.map((line) => line.text)).toEqual(Array.from("Here is the plan.\nStep one."));
+
+    // The file alone (no store) verifies with its keys once told which continuity it belongs to.
+    const alone = ["verify", transcriptPath, "--keys", keys, "--db", join(dir, "no-store")];
+    expect((await runSpool(alone, { cwd: dir })).code).toBe(1);
+    const told = await runSpool([...alone, "--continuity", continuity], { cwd: dir });
+    expect(told.stdout).toContain("OK");
+    expect(told.code).toBe(0);
 
     const markdown = readFileSync(join(dir, "threads", thread, "knowledge.md"), "utf8");
     expect(markdown).toContain("Here is the plan.");

@@ -1,5 +1,6 @@
 import { ConfigError } from "../spec/index.js";
 import { createAnthropicProvider } from "./anthropic/index.js";
+import { createModelCatalogue, type ModelCatalogue } from "./models/index.js";
 import {
   createOpenAIChatProvider,
   createOpenAIResponsesProvider,
@@ -16,6 +17,8 @@ export interface CreateProviderOptions {
   /** The `fetch` the SDK uses (proxies, tests). */
   fetch?: typeof globalThis.fetch;
   headers?: Record<string, string>;
+  /** Where output limits come from (default: the built-in catalogue). */
+  catalogue?: ModelCatalogue;
   /** The script of a `scripted` provider. */
   scripted?: Omit<ScriptedProviderOptions, "transport">;
 }
@@ -38,8 +41,14 @@ export function createProvider(
     ...(options.transport ? { transport: options.transport } : {}),
   };
   switch (settings.format) {
-    case "anthropic":
-      return createAnthropicProvider({ ...common, apiKey: settings.apiKey ?? "" });
+    case "anthropic": {
+      const known = (options.catalogue ?? createModelCatalogue()).lookup(settings.model);
+      return createAnthropicProvider({
+        ...common,
+        apiKey: settings.apiKey ?? "",
+        ...(known ? { defaultMaxOutputTokens: known.maxOutputTokens } : {}),
+      });
+    }
     case "openai-chat": {
       const flavour = settings.flavour ?? "openai";
       if (!isOpenAIFlavourName(flavour)) {

@@ -45,7 +45,11 @@ export interface ProviderRequest {
   system?: string;
   messages: ProviderMessage[];
   tools?: ToolSpec[];
-  /** The output limit; defaults to the model catalogue's `maxOutputTokens` (or 4096). */
+  /**
+   * The output limit. Without it Anthropic gets its adapter's default (4096; the API requires a
+   * limit; `createProvider` sets it to the model catalogue's `maxOutputTokens` when it knows the
+   * model) and OpenAI-format servers their own default.
+   */
   maxOutputTokens?: number;
   temperature?: number;
   stopSequences?: string[];

@@ -32,7 +32,10 @@ export interface TransportOptions {
   /** Attempts before the first byte, the first included (default 4). */
   maxAttempts?: number;
   backoff?: BackoffPolicy;
-  /** No event for this long ends the stream with `provider.idle-timeout` (default 120 s). */
+  /**
+   * Silence (no SDK event, pings included) for between this long and twice this long ends the
+   * stream with `provider.idle-timeout` (default 120 s; 0 turns it off).
+   */
   idleTimeoutMs?: number;
   /** Keys to scrub from error messages. */
   secrets?: readonly string[];

@@ -1,4 +1,7 @@
+import { STOP_REASONS } from "../spec/events/message-events.js";
 import type { ProviderErrorInfo } from "./provider-error.js";
+
+export { STOP_REASONS };
 
 /** The wire formats Spool decodes; OpenAI-compatible servers speak `openai-chat`. */
 export const PROVIDER_FORMATS = [
@@ -23,18 +26,6 @@ export type ProviderFormat = (typeof PROVIDER_FORMATS)[number];
  * - `cancelled`: the caller aborted.
  * - `other`: anything else (the provider's word is in `providerReason`).
  */
-export const STOP_REASONS = [
-  "end",
-  "max-tokens",
-  "tool-use",
-  "stop-sequence",
-  "refusal",
-  "content-filter",
-  "pause",
-  "error",
-  "cancelled",
-  "other",
-] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /**
@@ -58,9 +49,10 @@ export interface Usage {
  * part that adds to a block carries its number. The assembler (`assembleMessage`) turns the parts of
  * one stream into one `AssembledMessage`; sinks see the same parts as they arrive.
  *
- * Contract of a provider stream: the first part is `start`; the last is exactly one `stop` or
- * `error`; nothing follows it. `retry` parts may come before `start` (a failed attempt that never
- * produced a byte); `raw` parts appear only when the caller asked for them.
+ * Contract of a provider stream: `retry` parts (attempts that failed before any output) come
+ * first; then `start` and the content; the last part is exactly one `stop` or `error`, and nothing
+ * follows it. A call that never started ends with `error` and has no `start`. `raw` parts appear
+ * only when the caller asked for them, each just before the parts decoded from it.
  */
 export type StreamPart =
   | {

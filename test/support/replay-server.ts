@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { seededRandom } from "../../src/spec/index.js";
 
 /** Where the recorded provider streams live (`../shared/fixtures/providers` from the repository). */
 export const PROVIDER_FIXTURES = fileURLToPath(
@@ -116,5 +117,17 @@ export function chunkBytes(bytes: Uint8Array, size: number): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (let offset = 0; offset < bytes.length; offset += size)
     out.push(bytes.subarray(offset, offset + size));
+  return out;
+}
+
+/** Splits `bytes` into chunks of 1…`max` bytes drawn from a seeded generator (same seed, same cut). */
+export function randomChunks(bytes: Uint8Array, seed: number, max = 2000): Uint8Array[] {
+  const random = seededRandom(seed);
+  const out: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.length; ) {
+    const size = 1 + Math.floor(random() * max);
+    out.push(bytes.subarray(offset, offset + size));
+    offset += size;
+  }
   return out;
 }

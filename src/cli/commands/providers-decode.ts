@@ -1,4 +1,9 @@
-import { assembleMessage, type StreamPart } from "../../providers/index.js";
+import {
+  assembleMessage,
+  isOpenAIFlavourName,
+  OPENAI_FLAVOURS,
+  type StreamPart,
+} from "../../providers/index.js";
 import {
   decodeRecordedStream,
   RECORDED_FORMATS,
@@ -18,7 +23,8 @@ import { readSourceBytes } from "../input.js";
  * decodes a recorded provider stream (the HTTP body as the server sent it) through the real
  * provider SDK and prints the assembled message as JSON, or with `--parts` every stream part as a
  * JSON line. Without `--format` the format is recognised from the bytes. Exits 0 when the stream
- * ended normally, 1 when it ended with an error part (which is printed), 2 for bad flags.
+ * ended normally, 1 when it ended with an error part (which is printed, with or without `--parts`),
+ * 2 for bad flags (an unknown format or flavour).
  */
 export async function providersDecode(ctx: CommandContext, args: string[]): Promise<number> {
   const command = "providers decode";
@@ -44,16 +50,27 @@ export async function providersDecode(ctx: CommandContext, args: string[]): Prom
   if (values.format === undefined)
     ctx.err(`spool: decoding as ${format} (recognised from the stream; pass --format to choose)`);
 
+  if (values.flavour !== undefined && !isOpenAIFlavourName(values.flavour)) {
+    throw new UsageError(
+      command,
+      `unknown --flavour ${JSON.stringify(values.flavour)}: use one of ${Object.keys(OPENAI_FLAVOURS).join(", ")}`,
+    );
+  }
+  if (values.flavour !== undefined && format !== "openai-chat") {
+    throw new UsageError(command, "--flavour only applies to --format openai-chat");
+  }
   const parts: StreamPart[] = [];
+  let last: StreamPart | undefined;
   for await (const part of decodeRecordedStream(body, format, {
     ...(values.flavour ? { flavour: values.flavour } : {}),
     ...(chunkBytes ? { chunkBytes } : {}),
     raw: values.raw === true,
   })) {
+    last = part;
     if (values.parts) ctx.out(JSON.stringify(part));
     else parts.push(part);
   }
-  const failed = values.parts ? false : parts.at(-1)?.type === "error";
+  const failed = last?.type === "error";
   if (!values.parts) ctx.out(JSON.stringify(assembleMessage(format, parts), null, 2));
   return failed ? 1 : 0;
 }

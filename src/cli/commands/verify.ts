@@ -24,8 +24,8 @@ import type { CommandHelp } from "../usage.js";
 /** Help of `spool verify`: for the integrator to register in `USAGE`. */
 export const VERIFY_USAGE: CommandHelp = {
   synopsis:
-    "spool verify <continuity | thread | transcript.jsonl> [--keys DIR] [--strict] [--json]",
-  text: `Usage: spool verify <continuity | thread | transcript.jsonl> [--keys DIR] [--strict] [--json]
+    "spool verify <continuity | thread | transcript.jsonl> [--keys DIR] [--continuity ID] [--strict] [--json]",
+  text: `Usage: spool verify <continuity | thread | transcript.jsonl> [--keys DIR] [--continuity ID] [--strict] [--json]
 
 Checks a continuity's signed checkpoints: recomputes its hash chain, then checks that every
 checkpoint.signed is signed by a known key and signs the event that is really at its seq. A thread
@@ -38,6 +38,8 @@ but are not a failure.
 Options:
   --keys <dir>           The public keys to trust (default: $SPOOL_KEYS, then keys/ beside a
                          SQLite store, i.e. ./.spool/keys/)
+  --continuity <id>      For a transcript file checked without the store: the continuity its
+                         checkpoints sign (the lines do not carry it)
   --strict               Also fail when a thread finished or handed off (thread.completed,
                          thread.continued) and no checkpoint signs it
   --json                 Print the report as one JSON object
@@ -66,6 +68,7 @@ export async function verifyCommand(ctx: CommandContext, args: string[]): Promis
   const { values, positionals } = parseCommandArgs(command, args, {
     ...DB_OPTION,
     keys: { type: "string" },
+    continuity: { type: "string" },
     strict: { type: "boolean" },
     json: { type: "boolean" },
   });
@@ -88,7 +91,7 @@ export async function verifyCommand(ctx: CommandContext, args: string[]): Promis
   const json = values.json === true;
   // A path-like target that exists is a transcript; a bare word is an id first, a file second.
   if (looksLikePath(input) && isFile(file)) {
-    return runTranscript(ctx, target, file, publicKeys, json, common);
+    return runTranscript(ctx, target, file, publicKeys, json, common, values.continuity);
   }
   const report = target.exists
     ? await withStore(ctx, target, async (store) => {
@@ -98,7 +101,8 @@ export async function verifyCommand(ctx: CommandContext, args: string[]): Promis
       })
     : undefined;
   if (!report) {
-    if (isFile(file)) return runTranscript(ctx, target, file, publicKeys, json, common);
+    if (isFile(file))
+      return runTranscript(ctx, target, file, publicKeys, json, common, values.continuity);
     if (looksLikePath(input)) throw fileNotFound(file);
     throw target.exists ? targetNotFound(target, input) : storeNotFound(target);
   }
@@ -117,10 +121,11 @@ async function runTranscript(
   publicKeys: Map<string, KeyObject>,
   json: boolean,
   common: Record<string, string>,
+  continuity: string | undefined,
 ): Promise<number> {
   const report = target.exists
-    ? await withStore(ctx, target, (store) => verifyTranscript(file, publicKeys, store))
-    : await verifyTranscript(file, publicKeys);
+    ? await withStore(ctx, target, (store) => verifyTranscript(file, publicKeys, continuity, store))
+    : await verifyTranscript(file, publicKeys, continuity);
   if (json) {
     ctx.out(JSON.stringify({ mode: "transcript", ...common, path: file, ...report }));
   } else printTranscript(ctx, file, report);
@@ -151,11 +156,16 @@ async function findScope(
 async function verifyTranscript(
   path: string,
   publicKeys: Map<string, KeyObject>,
+  continuity: string | undefined,
   store?: EventStore,
 ): Promise<TranscriptReport> {
   // Loaded on demand: continuity and thread checks need none of the transcript code.
   const { verifyTranscriptFile } = await import("../../transcript/transcript-verify.js");
-  return verifyTranscriptFile(path, { publicKeys, ...(store ? { store } : {}) });
+  return verifyTranscriptFile(path, {
+    publicKeys,
+    ...(continuity !== undefined ? { continuity } : {}),
+    ...(store ? { store } : {}),
+  });
 }
 
 function printCheckpoints(

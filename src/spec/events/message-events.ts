@@ -52,6 +52,23 @@ export const contentBlockData = z.discriminatedUnion("type", [
   }),
 ]);
 
+/**
+ * Why a model stopped, in one vocabulary for every provider (see `StopReason` in
+ * src/providers/stream-part.ts for what each means).
+ */
+export const STOP_REASONS = [
+  "end",
+  "max-tokens",
+  "tool-use",
+  "stop-sequence",
+  "refusal",
+  "content-filter",
+  "pause",
+  "error",
+  "cancelled",
+  "other",
+] as const;
+
 /** An assembled model message as stored in the log. */
 export const messageData = z.strictObject({
   format: z.enum(["anthropic", "openai-chat", "openai-responses", "scripted"]),
@@ -60,18 +77,7 @@ export const messageData = z.strictObject({
   response_id: z.string().max(500).nullable(),
   content: z.array(contentBlockData).max(10_000),
   usage: usageData,
-  stop_reason: z.enum([
-    "end",
-    "max-tokens",
-    "tool-use",
-    "stop-sequence",
-    "refusal",
-    "content-filter",
-    "pause",
-    "error",
-    "cancelled",
-    "other",
-  ]),
+  stop_reason: z.enum(STOP_REASONS),
   provider_stop_reason: z.string().max(200).nullable(),
 });
 
