@@ -2,7 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventStore } from "../src/log/index.js";
-import { createScriptedProvider, messageText } from "../src/providers/index.js";
+import {
+  calibrationProjection,
+  createScriptedProvider,
+  createTokenEstimator,
+  messageText,
+} from "../src/providers/index.js";
 import {
   createKnowledgeSink,
   createTranscriptSink,
@@ -174,5 +179,30 @@ describe("runModelStep", () => {
     expect(events.find((event) => event.type === "step.completed")?.data).toMatchObject({
       stop_reason: "error",
     });
+  });
+
+  it("logs the pre-call estimate, learns from reported usage, and rebuilds the same calibration from the log", async () => {
+    const estimator = createTokenEstimator();
+    const provider = createScriptedProvider({
+      script: [1, 2, 3].map((n) => ({ text: `answer ${n}`, usage: { inputTokens: 400 * n } })),
+    });
+    for (const index of [0, 1, 2]) {
+      const request = ask("x".repeat(700 * (index + 1)));
+      await runModelStep({ store, continuity, thread, index, provider, request, estimator });
+    }
+    const started = (await readAll(store, continuity)).filter(
+      (event) => event.type === "step.started",
+    );
+    expect(
+      started.every(
+        (event) =>
+          typeof (event.data as { estimated_input_tokens?: number }).estimated_input_tokens ===
+          "number",
+      ),
+    ).toBe(true);
+    expect(estimator.factor("scripted")).not.toBe(1);
+    const projection = calibrationProjection();
+    const folded = await store.fold({ continuity }, projection);
+    expect(folded.state).toEqual(estimator.calibration());
   });
 });

@@ -4,6 +4,7 @@ import { toUsageData } from "../providers/message-data.js";
 import type { Provider, ProviderRequest } from "../providers/provider.js";
 import { type CursorCall, streamWithCursor } from "../providers/provider-cursor.js";
 import type { StreamPart } from "../providers/stream-part.js";
+import type { TokenEstimator } from "../providers/tokens/index.js";
 import { type CheckpointEvent, writeCheckpoint } from "./checkpoint-writer.js";
 import type { KnowledgeSink } from "./knowledge-sink.js";
 import { createLogSink } from "./log-sink.js";
@@ -32,6 +33,11 @@ export interface ModelStepOptions {
   threadStartSeq?: number;
   /** More sinks for this step (a UI); they are closed when the step ends. */
   sinks?: StreamSink[];
+  /**
+   * Estimates the request's input tokens before the call (logged as `estimated_input_tokens` on
+   * `step.started`) and learns from the usage the provider reports. Cursor calls are not estimated.
+   */
+  estimator?: TokenEstimator;
   /** Signs a checkpoint at the step boundary when given. */
   signer?: CheckpointSigner;
   signal?: AbortSignal;
@@ -69,7 +75,16 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const model =
     "cursor" in options.request ? options.request.settings.model : options.request.model;
   const identity = { kind: "model" as const, thread, index, provider: provider.name, model };
-  await store.append({ continuity, stream, type: "step.started", data: identity });
+  const estimate =
+    options.estimator && !("cursor" in options.request)
+      ? options.estimator.estimate(model, options.request)
+      : undefined;
+  await store.append({
+    continuity,
+    stream,
+    type: "step.started",
+    data: estimate === undefined ? identity : { ...identity, estimated_input_tokens: estimate },
+  });
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
@@ -103,6 +118,9 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     },
   });
 
+  if (estimate !== undefined && message.usage.inputTokens > 0) {
+    options.estimator!.observe(model, estimate, message.usage.inputTokens);
+  }
   const result: ModelStepResult = { step, message, reports };
   if (options.signer) {
     const transcript = options.transcript;

@@ -103,3 +103,48 @@ export const calibrationReducer = {
 function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value));
 }
+
+/** What `calibrationProjection` folds: the estimates waiting for their step's usage, and the state. */
+export interface CalibrationFold {
+  /** Estimated input tokens and model by step stream id, until the step completes. */
+  pending: Map<string, { model: string; estimate: number }>;
+  state: CalibrationState;
+}
+
+/**
+ * Calibration as a projection of the log: each model step's `step.started` carries the estimate
+ * made before the call (`estimated_input_tokens`), its `step.completed` the input tokens the
+ * provider reported; every such pair is one observation. Fold it over a continuity (or only its
+ * recent events) to rebuild the estimator after a restart: `estimator.replay` is not needed.
+ */
+export function calibrationProjection(options: CalibrationOptions = DEFAULT_CALIBRATION): {
+  initial: () => CalibrationFold;
+  reduce(fold: CalibrationFold, event: { type: string; stream: { id: string }; data: unknown }): CalibrationFold;
+} {
+  return {
+    initial: () => ({ pending: new Map(), state: {} }),
+    reduce(fold, event) {
+      if (event.type !== "step.started" && event.type !== "step.completed") return fold;
+      const data = event.data as {
+        kind?: string;
+        model?: string;
+        estimated_input_tokens?: number;
+        usage?: { input_tokens?: number };
+      };
+      if (data.kind !== "model") return fold;
+      if (event.type === "step.started") {
+        if (typeof data.estimated_input_tokens === "number" && data.model) {
+          fold.pending.set(event.stream.id, { model: data.model, estimate: data.estimated_input_tokens });
+        }
+        return fold;
+      }
+      const started = fold.pending.get(event.stream.id);
+      fold.pending.delete(event.stream.id);
+      const reported = data.usage?.input_tokens ?? 0;
+      if (started && started.estimate > 0 && reported > 0) {
+        fold.state = applyObservation(fold.state, { ...started, reported }, options);
+      }
+      return fold;
+    },
+  };
+}

@@ -14,6 +14,8 @@ const modelStep = z.strictObject({
   index: z.number().int().nonnegative(),
   provider: z.string().min(1).max(200),
   model: z.string().max(200),
+  /** The input tokens estimated before the call; with the reported usage it calibrates estimates. */
+  estimated_input_tokens: z.number().int().nonnegative().optional(),
 });
 
 /** A node of a workflow graph. */
