@@ -22,9 +22,9 @@ describe("log sink batching", () => {
       provider: "p",
       format: "scripted",
     });
-    log.write({ type: "start", responseId: null, model: "m" });
-    for (const text of ["Hel", "lo", " wörld 😀"]) log.write({ type: "text", block: 0, text });
-    log.write({ type: "reasoning", block: 1, text: "hm" });
+    void log.write({ type: "start", responseId: null, model: "m" });
+    for (const text of ["Hel", "lo", " wörld 😀"]) void log.write({ type: "text", block: 0, text });
+    void log.write({ type: "reasoning", block: 1, text: "hm" });
     await log.write({ type: "stop", reason: "end", providerReason: null });
     await log.close();
     const deltas = (await readAll(store, "home")).filter((event) => event.type === "token.delta");
@@ -43,11 +43,11 @@ describe("log sink batching", () => {
       provider: "p",
       format: "scripted",
     });
-    log.write({ type: "start", responseId: null, model: "m" });
-    log.write({ type: "text", block: 0, text: "before " });
+    void log.write({ type: "start", responseId: null, model: "m" });
+    void log.write({ type: "text", block: 0, text: "before " });
     log.flush();
     await store.append(onStep("home", step, "action.dispatched", dispatched("a1")));
-    log.write({ type: "text", block: 0, text: "after" });
+    void log.write({ type: "text", block: 0, text: "after" });
     await log.write({ type: "stop", reason: "end", providerReason: null });
     await log.close();
     const types = (await readAll(store, "home"))
@@ -75,8 +75,8 @@ describe("log sink batching", () => {
       provider: "p",
       format: "scripted",
     });
-    log.write({ type: "start", responseId: null, model: "m" });
-    log.write({ type: "text", block: 0, text: "soon" });
+    void log.write({ type: "start", responseId: null, model: "m" });
+    void log.write({ type: "text", block: 0, text: "soon" });
     await new Promise<void>((resolve) => setImmediate(resolve));
     await store.flush();
     const deltas = (await readAll(store, "home")).filter((event) => event.type === "token.delta");

@@ -4,10 +4,12 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { seededRandom } from "../../src/spec/index.js";
 
-/** Where the recorded provider streams live (`../shared/fixtures/providers` from the repository). */
-export const PROVIDER_FIXTURES = fileURLToPath(
-  new URL("../../../shared/fixtures/providers/", import.meta.url),
-);
+/**
+ * Where the recorded provider streams live: `test/fixtures/providers/`, a copy of
+ * `../shared/fixtures/providers` kept in the repository (with its licences, sources and manifest),
+ * so a fresh clone tests without anything beside it.
+ */
+export const PROVIDER_FIXTURES = fileURLToPath(new URL("../fixtures/providers/", import.meta.url));
 
 /** The bytes of a fixture file, by its path under `PROVIDER_FIXTURES`. */
 export function fixtureBytes(relative: string): Buffer {

@@ -119,7 +119,10 @@ export interface CalibrationFold {
  */
 export function calibrationProjection(options: CalibrationOptions = DEFAULT_CALIBRATION): {
   initial: () => CalibrationFold;
-  reduce(fold: CalibrationFold, event: { type: string; stream: { id: string }; data: unknown }): CalibrationFold;
+  reduce(
+    fold: CalibrationFold,
+    event: { type: string; stream: { id: string }; data: unknown },
+  ): CalibrationFold;
 } {
   return {
     initial: () => ({ pending: new Map(), state: {} }),
@@ -134,7 +137,10 @@ export function calibrationProjection(options: CalibrationOptions = DEFAULT_CALI
       if (data.kind !== "model") return fold;
       if (event.type === "step.started") {
         if (typeof data.estimated_input_tokens === "number" && data.model) {
-          fold.pending.set(event.stream.id, { model: data.model, estimate: data.estimated_input_tokens });
+          fold.pending.set(event.stream.id, {
+            model: data.model,
+            estimate: data.estimated_input_tokens,
+          });
         }
         return fold;
       }

@@ -1,10 +1,10 @@
 export {
   applyObservation,
   type CalibrationEntry,
+  type CalibrationFold,
   type CalibrationObservation,
   type CalibrationOptions,
   type CalibrationState,
-  type CalibrationFold,
   calibrationFrom,
   calibrationProjection,
   calibrationReducer,
