@@ -50,6 +50,14 @@ export {
 export { describeSinkError, type SinkReport, type StreamSink, sinkReportEvent } from "./sink.js";
 export { createSinkFanout, type SinkFanout, type SinkFanoutOptions } from "./sink-fanout.js";
 export {
+  finishThread,
+  handOffThread,
+  resumeThread,
+  type ThreadBoundary,
+  type ThreadBoundaryOptions,
+  transcriptDigestOption,
+} from "./thread-boundaries.js";
+export {
   isThreadStream,
   stepStreamId,
   ThreadMembership,

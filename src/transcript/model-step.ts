@@ -12,6 +12,7 @@ import { createReturnSink } from "./return-sink.js";
 import type { CheckpointSigner } from "./signing.js";
 import { type SinkReport, type StreamSink, sinkReportEvent } from "./sink.js";
 import { createSinkFanout } from "./sink-fanout.js";
+import { transcriptDigestOption } from "./thread-boundaries.js";
 import { stepStreamId } from "./thread-streams.js";
 import type { TranscriptSink } from "./transcript-sink.js";
 
@@ -123,21 +124,13 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   }
   const result: ModelStepResult = { step, message, reports };
   if (options.signer) {
-    const transcript = options.transcript;
     result.checkpoint = await writeCheckpoint({
       store,
       signer: options.signer,
       continuity,
       reason: "step",
       thread,
-      ...(transcript
-        ? {
-            transcriptDigest: async (seq: number) => {
-              await transcript.caughtUp(seq);
-              return transcript.digestUpTo(seq);
-            },
-          }
-        : {}),
+      ...transcriptDigestOption(options.transcript),
     });
   }
   if (options.knowledge) {
