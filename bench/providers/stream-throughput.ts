@@ -267,8 +267,9 @@ export async function measureProviderStreams(
       rows,
       notes: [
         "One loopback server in its own process writes each whole SSE body at full speed; every row reads the same bytes. Medians of the runs; each run is one whole stream per row.",
-        "The whole path is runModelStep: step.started, every stream part to the log sink (one token.delta append per delta, coalesced by the store), the return sink and the knowledge file, message.completed and step.completed committed with durability strict, the live transcript.jsonl written up to the head, an Ed25519 checkpoint signed, knowledge.md re-rendered from the log.",
+        "The whole path is runModelStep: step.started, every stream part to the log sink (the deltas of each event-loop turn as one token.delta, their lengths kept; the store coalesces further), the return sink and the knowledge file, message.completed and step.completed committed with durability strict, the live transcript.jsonl written up to the head, an Ed25519 checkpoint signed, knowledge.md re-rendered from the log.",
         "CPU is this process's (process.cpuUsage); the server's is not counted. Our CPU per token = whole path minus the official SDK alone, per token.",
+        "The openai SDK's SSE chunker (iterSSEChunks) costs more the more bytes one socket read brings; a slower consumer gets bigger reads, so part of the OpenAI chat difference is the SDK's own decoding.",
       ],
     };
   } finally {
