@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventStore } from "../src/log/index.js";
 import {
   calibrationProjection,
+  createAnthropicProvider,
   createScriptedProvider,
   createTokenEstimator,
   messageText,
@@ -21,6 +22,7 @@ import {
   verifyTranscriptFile,
 } from "../src/transcript/index.js";
 import { runSpool } from "./support/cli.js";
+import { startReplayServer } from "./support/replay-server.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -204,5 +206,42 @@ describe("runModelStep", () => {
     const projection = calibrationProjection();
     const folded = await store.fold({ continuity }, projection);
     expect(folded.state).toEqual(estimator.calibration());
+  });
+
+  it("never writes the API key to the log, the transcript or the message, even when the provider echoes it", async () => {
+    const key = "sk-ant-api03-secret-never-logged-0123456789abcdef";
+    const server = await startReplayServer();
+    try {
+      const echo = JSON.stringify({
+        type: "error",
+        error: { type: "authentication_error", message: `invalid x-api-key: ${key}` },
+      });
+      server.respond({
+        status: 401,
+        headers: { "content-type": "application/json" },
+        chunks: [echo],
+      });
+      const provider = createAnthropicProvider({ apiKey: key, baseURL: server.url });
+      const path = join(dir, "t1.jsonl");
+      const transcript = createTranscriptSink({ store, continuity, thread, path });
+      const result = await runModelStep({
+        store,
+        continuity,
+        thread,
+        index: 0,
+        provider,
+        request: ask("hi"),
+        transcript,
+      });
+      await transcript.close();
+      await store.flush();
+      expect(result.message.error?.code).toBe("provider.auth");
+      expect(JSON.stringify(result)).not.toContain(key);
+      expect(readFileSync(path, "utf8")).not.toContain(key);
+      expect(JSON.stringify(await readAll(store, continuity))).not.toContain(key);
+      expect(JSON.stringify(await readAll(store, continuity))).toContain("[redacted]");
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -60,10 +60,11 @@ export function createProvider(
           },
         );
       }
-      return createOpenAIChatProvider({ ...common, flavour });
+      // The settings already read the environment; the adapter must not read it again.
+      return createOpenAIChatProvider({ ...common, flavour, env: {} });
     }
     case "openai-responses":
-      return createOpenAIResponsesProvider(common);
+      return createOpenAIResponsesProvider({ ...common, env: {} });
     case "scripted":
       if (!options.scripted) {
         throw new ConfigError("provider.no-script", "the scripted provider needs a script", {
