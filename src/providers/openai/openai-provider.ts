@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { Provider } from "../provider.js";
 import { createSdkProvider, type TransportOptions } from "../sdk-provider.js";
+import { boundedReadFetch } from "./bounded-reads.js";
 import { decodeChatStream } from "./chat-decode.js";
 import { toChatRequest } from "./chat-request.js";
 import {
@@ -98,7 +99,7 @@ function openAIClient(
     apiKey,
     baseURL: resolveBaseURL(flavour, options.baseURL),
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: boundedReadFetch(options.fetch ?? globalThis.fetch),
     ...(options.headers ? { defaultHeaders: options.headers } : {}),
   });
   return { client, secrets: apiKey === NO_KEY_PLACEHOLDER ? [] : [apiKey] };
