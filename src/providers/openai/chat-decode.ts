@@ -61,6 +61,7 @@ const chatChunkSchema = z.object({
 
 type ChatUsage = z.infer<typeof chatUsageSchema>;
 type ToolCallDelta = z.infer<typeof toolCallDeltaSchema>;
+type ChatChunk = z.infer<typeof chatChunkSchema>;
 
 interface CallDraft {
   id: string;
@@ -104,7 +105,10 @@ export class ChatStreamDecoder {
 
   /** The parts one chunk adds. Throws a `provider.bad-stream` ProviderError for a malformed chunk. */
   push(raw: unknown): StreamPart[] {
-    const parsed = chatChunkSchema.safeParse(raw);
+    // Most chunks carry one text delta: checked by hand, they skip the schema (the hot path).
+    const parsed = isPlainTextChunk(raw)
+      ? { success: true as const, data: raw as ChatChunk }
+      : chatChunkSchema.safeParse(raw);
     if (!parsed.success) {
       throw new ProviderError({
         code: "provider.bad-stream",
@@ -332,4 +336,32 @@ export function chatStopReason(
     default:
       return "other";
   }
+}
+
+/**
+ * True for the common chunk that `chatChunkSchema` accepts and that holds only a text delta: one
+ * choice of index 0 whose delta has a string `content` (and maybe a string `role`), no finish
+ * reason, no usage. Anything else goes through the schema.
+ */
+function isPlainTextChunk(raw: unknown): boolean {
+  if (typeof raw !== "object" || raw === null) return false;
+  const chunk = raw as Record<string, unknown>;
+  if (chunk.usage != null || chunk.x_groq != null) return false;
+  if (chunk.id !== undefined && typeof chunk.id !== "string") return false;
+  if (chunk.model !== undefined && typeof chunk.model !== "string") return false;
+  const choices = chunk.choices;
+  if (!Array.isArray(choices) || choices.length !== 1) return false;
+  const choice = choices[0] as Record<string, unknown> | null;
+  if (typeof choice !== "object" || choice === null) return false;
+  if ((choice.index ?? 0) !== 0 || choice.finish_reason != null || choice.usage != null)
+    return false;
+  const delta = choice.delta as Record<string, unknown> | null;
+  if (typeof delta !== "object" || delta === null || typeof delta.content !== "string")
+    return false;
+  for (const key in delta) {
+    if (key === "content") continue;
+    if (key === "role" && typeof delta.role === "string") continue;
+    return false;
+  }
+  return true;
 }
