@@ -15,7 +15,12 @@ const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
     const body = req.url?.startsWith("/openai") ? bodies.openai : bodies.anthropic;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    // No keep-alive: a pooled socket the server timed out would fail the next client at random.
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "close",
+    });
     let offset = 0;
     const pump = () => {
       while (offset < body.length) {
