@@ -109,6 +109,14 @@ describe("split invariance over random text with tag-like fragments", () => {
     );
   });
 
+  it("quotes a whole character in a malformed tag's error when a chunk ends inside it", () => {
+    // Found by the property above (seed -330879782): the error quoted half of the emoji.
+    const text = "<THOUGHT 😀";
+    const whole = parse(text);
+    expect(coalesceDeltas(parseChunks(["<", "THOUGHT \ud83d", "\ude00"]))).toEqual(whole);
+    expect(JSON.stringify(whole)).toContain('found \\"😀\\"');
+  });
+
   it("holds back a possible tag until it is decided, and never splits a surrogate pair", () => {
     fc.assert(
       fc.property(fragments, chunking, (text, cut) => {

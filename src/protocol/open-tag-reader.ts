@@ -75,7 +75,9 @@ export function readOpenTag(
         found: `${MAX_TAG_LENGTH} characters without one`,
       });
     }
-    if (i >= n) {
+    // A high surrogate as the last character waits for its pair: an error that quotes what was
+    // found must quote the whole character, however the output was split.
+    if (i >= n || (i + 1 === n && !atEnd && isHighSurrogate(s.charCodeAt(lt + i)))) {
       if (atEnd) return { ...finish(target, lt, st.def, attrs, n, false, undefined), cutOff: true };
       st.mode = mode;
       st.i = i;
@@ -234,4 +236,8 @@ export function startOpenTag(def: TagDef, i: number): PendingTag {
     quote: 0,
     attrs: [],
   };
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }
