@@ -1,6 +1,7 @@
 import {
   describeFound,
   fillTag,
+  isHighSurrogate,
   isSpace,
   MAX_TAG_LENGTH,
   NEED_MORE,
@@ -236,8 +237,4 @@ export function startOpenTag(def: TagDef, i: number): PendingTag {
     quote: 0,
     attrs: [],
   };
-}
-
-function isHighSurrogate(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
 }

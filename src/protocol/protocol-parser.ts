@@ -16,7 +16,13 @@ import { completeAction, type OpenAction } from "./complete-action.js";
 import { LineCursor } from "./line-cursor.js";
 import type { BlockKind, ProtocolEvent } from "./protocol-event.js";
 import { problemsToError } from "./protocol-problem.js";
-import { NEED_MORE, NOT_A_TAG, type Recognition, type ScannedTag } from "./scanned-tag.js";
+import {
+  isHighSurrogate,
+  NEED_MORE,
+  NOT_A_TAG,
+  type Recognition,
+  type ScannedTag,
+} from "./scanned-tag.js";
 import { cutOffTagError, tableError } from "./table-errors.js";
 import {
   checkActionTag,
@@ -134,7 +140,7 @@ class StreamingParser implements ProtocolParser {
     if (this.carry.length === 0 && this.mode !== CONTENT_DECIDE && chunk.indexOf("<") === -1) {
       // The common case, kept short: a chunk of plain content inside a block or a body.
       const last = chunk.charCodeAt(n - 1);
-      if (last < 0xd800 || last > 0xdbff) {
+      if (!isHighSurrogate(last)) {
         if (this.mode === OP_DELTA) {
           out.push({ type: "block-delta", kind: this.kind, block: this.block, text: chunk });
         } else this.action!.parts.push(chunk);
@@ -193,7 +199,7 @@ class StreamingParser implements ProtocolParser {
     let end = to;
     if (!closed && end > from && this.mode !== OP_BODY) {
       const c = s.charCodeAt(end - 1);
-      if (c >= 0xd800 && c <= 0xdbff) end--;
+      if (isHighSurrogate(c)) end--;
     }
     if (end > from) {
       const text = from === 0 && end === s.length ? s : s.slice(from, end);

@@ -149,5 +149,10 @@ export function describeFound(s: string, i: number): string {
   if (i >= s.length) return "the end of the output";
   const c = s.charCodeAt(i);
   if (c === 10 || c === 13) return "a line break";
-  return JSON.stringify(s.slice(i, i + (c >= 0xd800 && c <= 0xdbff ? 2 : 1)));
+  return JSON.stringify(s.slice(i, i + (isHighSurrogate(c) ? 2 : 1)));
+}
+
+/** True for the first half of a UTF-16 surrogate pair: a character is not whole until its pair comes. */
+export function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }

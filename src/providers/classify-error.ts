@@ -51,7 +51,7 @@ export function classifyProviderError(error: unknown, context: ClassifyContext):
   const text = providerMessage ?? (error instanceof Error ? error.message : String(error));
   const [code, advice] = codeFor(status, providerType, text, error);
   info.code = code;
-  info.retryable = RETRYABLE.has(code);
+  info.retryable = isRetryableCode(code);
   const where = status !== undefined ? `${context.provider} answered ${status}` : context.provider;
   info.message = `${where}: ${oneLine(text)}${advice ? `. ${advice}` : ""}`;
   return scrub(info, context);
@@ -64,6 +64,11 @@ const RETRYABLE = new Set<ProviderErrorCode>([
   "provider.connection",
   "provider.idle-timeout",
 ]);
+
+/** Whether failures with this code may succeed when the same request is sent again. */
+export function isRetryableCode(code: ProviderErrorCode): boolean {
+  return RETRYABLE.has(code);
+}
 
 function codeFor(
   status: number | undefined,

@@ -223,7 +223,8 @@ function watchEvents<E>(events: AsyncIterable<E>, idle: IdleWatch, raw: boolean)
 
 const NO_PARTS: StreamPart[] = [];
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

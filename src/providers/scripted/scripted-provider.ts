@@ -1,7 +1,8 @@
 import { messageText } from "../assembled-message.js";
+import { isRetryableCode } from "../classify-error.js";
 import type { Provider, ProviderMessage, ProviderRequest } from "../provider.js";
 import { ProviderError } from "../provider-error.js";
-import { createSdkProvider, type TransportOptions } from "../sdk-provider.js";
+import { abortableSleep, createSdkProvider, type TransportOptions } from "../sdk-provider.js";
 import type { StreamPart, Usage } from "../stream-part.js";
 import { type ScriptedTurn, scriptedTurnSchema } from "./scripted-script.js";
 
@@ -194,17 +195,10 @@ function scriptedError(
   code: ProviderError["info"]["code"],
   message?: string,
 ): ProviderError {
-  const retryable = [
-    "provider.rate-limited",
-    "provider.overloaded",
-    "provider.server-error",
-    "provider.connection",
-    "provider.idle-timeout",
-  ].includes(code);
   return new ProviderError({
     code,
     message: `${name}: ${message ?? `scripted ${code}`}`,
-    retryable,
+    retryable: isRetryableCode(code),
   });
 }
 
@@ -230,19 +224,4 @@ function requestChars(request: ProviderRequest): number {
       for (const part of message.content) chars += part.type === "text" ? part.text.length : 1000;
   }
   return chars;
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
