@@ -26,7 +26,14 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** One or two sentences for the model: what it does and when to use it. */
   description: string;
   parameters: S;
+  /** True when running it twice leaves the world as running it once: resume may re-run it. */
   idempotent?: boolean;
+  /**
+   * True when running it changes the world: files, processes, remote state. The runtime
+   * serialises side-effecting actions of one continuity, and resume never re-runs a
+   * side-effecting tool that is not also `idempotent`. Absent means false.
+   */
+  sideEffects?: boolean;
   execute(parameters: z.output<S>, context: ToolContext): Promise<unknown> | unknown;
 }
 
