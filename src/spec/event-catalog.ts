@@ -10,6 +10,8 @@ import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
 import { graphEvents } from "./events/graph-events.js";
 import { messageEvents } from "./events/message-events.js";
+import { relicEvents } from "./events/relic-events.js";
+import { runEvents } from "./events/run-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
@@ -29,6 +31,8 @@ export const EVENT_CATALOG = {
   ...messageEvents,
   ...graphEvents,
   ...checkpointEvents,
+  ...relicEvents,
+  ...runEvents,
 } satisfies Record<string, EventSpec>;
 
 /** A type name from the catalog. */

@@ -15,6 +15,15 @@ export const threadEvents = {
       continuation_of: identifier.optional(),
       model: z.string().max(200).optional(),
       turn: ulidString.optional(),
+      /** A child thread (an `agent` action): the thread, step and action that spawned it. */
+      parent: z
+        .strictObject({
+          thread: identifier,
+          step: z.string().min(1).max(200),
+          action: identifier,
+          depth: z.number().int().min(1),
+        })
+        .optional(),
     }),
   }),
   "thread.suspended": defineEvent({

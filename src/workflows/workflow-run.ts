@@ -1,0 +1,344 @@
+import {
+  type BackoffPolicy,
+  DependencyGraph,
+  type SchedulerClock,
+  substituteParameters,
+  toActionError,
+  toJsonValue,
+  type VariableSource,
+} from "../actions/index.js";
+import type { EventStore } from "../log/index.js";
+import type { ActionType } from "../protocol/index.js";
+import { describeError, type StreamRef } from "../spec/index.js";
+import { type AttemptsOutcome, runStepAttempts } from "./step-attempts.js";
+import type { WorkflowDefinition, WorkflowStep } from "./workflow-definition.js";
+import { WorkflowError } from "./workflow-error.js";
+
+/** One inner action a workflow step runs, handed to the injected `run`. */
+export interface WorkflowInnerCall {
+  type: ActionType;
+  name: string;
+  /** With every `$inputs`, `$steps`, `$<as>` and `$index` reference substituted. */
+  parameters: Record<string, unknown>;
+  /** Aborted on the step's timeout or when the workflow is cancelled. */
+  signal: AbortSignal;
+  /** The graph (and task stream) id, the step's id, and, in a `foreach` step, the item's index. */
+  graph: string;
+  node: string;
+  item?: number;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+}
+
+/** What `runWorkflowGraph` needs: the validated workflow, its inputs, and where things go. */
+export interface WorkflowGraphOptions {
+  store: EventStore;
+  continuity: string;
+  /** The task stream the graph's events go to; its id is also the graph's id. */
+  stream: StreamRef;
+  definition: WorkflowDefinition;
+  /** Resolved inputs (defaults applied, types checked). */
+  inputs: Record<string, unknown>;
+  run(call: WorkflowInnerCall): Promise<unknown>;
+  signal: AbortSignal;
+  clock: SchedulerClock;
+  backoff: BackoffPolicy;
+  random: () => number;
+}
+
+type StepOutcome = AttemptsOutcome | { kind: "failed"; error: unknown; output: unknown };
+type ErrorData = { code: string; message: string };
+
+/**
+ * Runs a validated workflow graph and resolves with its `output`.
+ *
+ * Contract:
+ * - Events, all on `options.stream`: `graph.started` (nodes and dependencies) first; per step
+ *   `step.started` (durable before its action runs) and `step.completed` (`succeeded`,
+ *   `failed`, or `skipped` without a `step.started` when a dependency failed); `foreach.completed`
+ *   before the `step.completed` of a `foreach` step; then exactly one of `graph.completed`
+ *   (with the result), `graph.error` (the first step that failed) or `graph.cancelled`.
+ * - A step starts the moment its last dependency has succeeded; independent steps run at once.
+ *   A `foreach` step runs its items with at most `concurrency` at a time, each with its own
+ *   retries, and fails when any item failed (after all of them ran).
+ * - A failed step with `on_error: fail` skips its dependents (transitively) while independent
+ *   steps go on; the workflow then rejects with `workflow.step-failed`. With `on_error: skip`
+ *   the failure is recorded and the dependents run, seeing `null` (a `foreach` step: its list,
+ *   with `null` for each failed item).
+ * - Aborting `signal` aborts every attempt under way, starts nothing more, records
+ *   `graph.cancelled` and rejects with `workflow.cancelled`. Rejections are not retryable: a
+ *   workflow's completed steps had their effects.
+ */
+export function runWorkflowGraph(options: WorkflowGraphOptions): Promise<unknown> {
+  return new GraphRun(options).run();
+}
+
+class GraphRun {
+  readonly #options: WorkflowGraphOptions;
+  readonly #graphId: string;
+  readonly #steps: Map<string, WorkflowStep>;
+  readonly #dag = new DependencyGraph();
+  readonly #outputs: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  readonly #controller = new AbortController();
+  #open: number;
+  #failure: { node: string; error: ErrorData } | undefined;
+  #fault: { error: unknown } | undefined;
+  #wake: () => void = () => undefined;
+
+  constructor(options: WorkflowGraphOptions) {
+    this.#options = options;
+    this.#graphId = options.stream.id;
+    this.#steps = new Map(options.definition.steps.map((step) => [step.id, step]));
+    this.#open = this.#steps.size;
+  }
+
+  async run(): Promise<unknown> {
+    const { definition, signal, clock } = this.#options;
+    const startedAt = clock.now();
+    const finished = new Promise<void>((resolve) => {
+      this.#wake = () => {
+        if (this.#open === 0 || this.#fault || this.#controller.signal.aborted) resolve();
+      };
+    });
+    const onAbort = () => {
+      this.#controller.abort(signal.reason);
+      this.#wake();
+    };
+    await this.#emit("graph.started", {
+      name: definition.name,
+      nodes: definition.steps.map((step) => ({
+        node: step.id,
+        name: label(step),
+        ...(step.depends.length > 0 ? { depends_on: step.depends } : {}),
+      })),
+    });
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (signal.aborted) onAbort();
+      const ready = definition.steps.filter((step) => this.#dag.add(step.id, step.depends).ready);
+      for (const step of ready) this.#launch(step.id);
+      await finished;
+      if (this.#fault) throw this.#fault.error;
+      if (this.#controller.signal.aborted) {
+        const reason = describeError(signal.reason).slice(0, 2000) || "cancelled";
+        await this.#emit("graph.cancelled", { reason });
+        throw new WorkflowError(
+          "workflow.cancelled",
+          `workflow "${definition.name}" was cancelled: ${reason}`,
+        );
+      }
+      if (this.#failure) {
+        const { node, error } = this.#failure;
+        await this.#emit("graph.error", { node, error });
+        throw new WorkflowError(
+          "workflow.step-failed",
+          `workflow "${definition.name}" failed: step "${node}" failed: ${error.message}`,
+          { details: { node, error } },
+        );
+      }
+      const result = toJsonValue(this.#substitute(definition.output ?? this.#defaultOutput()));
+      await this.#emit("graph.completed", { duration_ms: elapsed(clock, startedAt), result });
+      return result;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #emit(type: string, data: Record<string, unknown>): Promise<unknown> {
+    const { store, continuity, stream } = this.#options;
+    return store.append({ continuity, stream, type, data: { graph: this.#graphId, ...data } });
+  }
+
+  #launch(id: string): void {
+    void this.#runStep(this.#steps.get(id)!).catch((error: unknown) => {
+      // The log failed: stop everything, since nothing more can be recorded.
+      this.#fault ??= { error };
+      this.#controller.abort(error);
+      this.#wake();
+    });
+  }
+
+  get #aborted(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  async #runStep(step: WorkflowStep): Promise<void> {
+    const { clock } = this.#options;
+    const startedAt = clock.now();
+    const base = { kind: "graph", node: step.id, name: label(step) };
+    await this.#emit("step.started", base);
+    if (this.#aborted) return;
+    const outcome =
+      step.foreach === undefined ? await this.#runSingle(step) : await this.#runForeach(step);
+    if (outcome.kind === "cancelled" || this.#aborted) return;
+    const duration_ms = elapsed(clock, startedAt);
+    if (outcome.kind === "succeeded") {
+      this.#outputs[step.id] = toJsonValue(outcome.output);
+      await this.#emit("step.completed", { ...base, status: "succeeded", duration_ms });
+      return this.#settle(step.id, true);
+    }
+    const error = errorData(outcome.error);
+    await this.#emit("step.completed", { ...base, status: "failed", duration_ms, error });
+    if (step.on_error === "skip") {
+      this.#outputs[step.id] = "output" in outcome ? toJsonValue(outcome.output) : null;
+      return this.#settle(step.id, true);
+    }
+    this.#failure ??= { node: step.id, error };
+    return this.#settle(step.id, false);
+  }
+
+  async #settle(id: string, succeeded: boolean): Promise<void> {
+    // Once cancelled, nothing more is recorded after `graph.cancelled`.
+    if (this.#aborted) return;
+    const released = this.#dag.settle(id, succeeded);
+    this.#open -= 1;
+    const skips: Promise<unknown>[] = [];
+    const blocked = released.blocked.map((node) => ({ node, cause: id }));
+    while (blocked.length > 0) {
+      const { node, cause } = blocked.shift()!;
+      const step = this.#steps.get(node)!;
+      skips.push(
+        this.#emit("step.completed", {
+          kind: "graph",
+          node,
+          name: label(step),
+          status: "skipped",
+          duration_ms: 0,
+          error: { code: "workflow.dependency-failed", message: `step "${cause}" failed` },
+        }),
+      );
+      this.#open -= 1;
+      for (const next of this.#dag.settle(node, false).blocked)
+        blocked.push({ node: next, cause: node });
+    }
+    if (!this.#aborted) for (const node of released.ready) this.#launch(node);
+    await Promise.all(skips);
+    this.#wake();
+  }
+
+  #runSingle(step: WorkflowStep): Promise<AttemptsOutcome> {
+    const parameters = substituteParameters(step.action.parameters, this.#source());
+    return this.#attempts(step, parameters, undefined);
+  }
+
+  async #runForeach(step: WorkflowStep): Promise<StepOutcome> {
+    const { clock } = this.#options;
+    const startedAt = clock.now();
+    const items = Array.isArray(step.foreach)
+      ? (this.#substitute(step.foreach) as unknown[])
+      : this.#substitute(step.foreach);
+    if (!Array.isArray(items)) {
+      const error = new WorkflowError(
+        "workflow.foreach-not-list",
+        `foreach of step "${step.id}" (${String(step.foreach)}) is ${describeValue(items)}, not a list`,
+        { hint: "Point foreach at a list: an input of type array, or a step that returns one" },
+      );
+      return { kind: "failed", error, attempts: 0 };
+    }
+    const outputs: unknown[] = new Array(items.length).fill(null);
+    let succeeded = 0;
+    let firstFailure: { index: number; error: unknown } | undefined;
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length && !this.#aborted) {
+        const index = next++;
+        const source = this.#source({ [step.as]: items[index], index });
+        const parameters = substituteParameters(step.action.parameters, source);
+        const outcome = await this.#attempts(step, parameters, index);
+        if (outcome.kind === "cancelled") return;
+        if (outcome.kind === "succeeded") {
+          outputs[index] = toJsonValue(outcome.output);
+          succeeded += 1;
+        } else {
+          firstFailure ??= { index, error: outcome.error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(step.concurrency, items.length) }, worker));
+    if (this.#aborted) return { kind: "cancelled" };
+    const failed = items.length - succeeded;
+    await this.#emit("foreach.completed", {
+      node: step.id,
+      items: items.length,
+      succeeded,
+      failed,
+      duration_ms: elapsed(clock, startedAt),
+    });
+    if (!firstFailure) return { kind: "succeeded", output: outputs, attempts: 1 };
+    const cause = errorData(firstFailure.error);
+    const error = new WorkflowError(
+      "workflow.foreach-failed",
+      `${failed} of ${items.length} items failed; item ${firstFailure.index}: ${cause.message} (${cause.code})`,
+      { details: { failed, items: items.length } },
+    );
+    return { kind: "failed", error, output: outputs };
+  }
+
+  #attempts(
+    step: WorkflowStep,
+    parameters: Record<string, unknown>,
+    item: number | undefined,
+  ): Promise<AttemptsOutcome> {
+    const { run, clock, backoff, random } = this.#options;
+    const { type, name } = step.action;
+    return runStepAttempts(
+      (signal, attempt) =>
+        run({
+          type,
+          name,
+          parameters,
+          signal,
+          graph: this.#graphId,
+          node: step.id,
+          ...(item !== undefined ? { item } : {}),
+          attempt,
+        }),
+      {
+        retries: step.retry,
+        timeoutMs: step.timeout_ms,
+        signal: this.#controller.signal,
+        clock,
+        backoff,
+        random,
+      },
+    );
+  }
+
+  #source(extra: Record<string, unknown> = {}): VariableSource {
+    const values: Record<string, unknown> = {
+      inputs: this.#options.inputs,
+      steps: this.#outputs,
+      ...extra,
+    };
+    return {
+      lookup: (name) => (Object.hasOwn(values, name) ? { value: values[name] } : undefined),
+    };
+  }
+
+  #substitute(value: unknown): unknown {
+    return substituteParameters({ value }, this.#source()).value;
+  }
+
+  #defaultOutput(): Record<string, unknown> {
+    return { ...this.#outputs };
+  }
+}
+
+function label(step: WorkflowStep): string {
+  return `${step.action.type}:${step.action.name}`.slice(0, 200);
+}
+
+function elapsed(clock: SchedulerClock, since: number): number {
+  return Math.max(0, clock.now() - since);
+}
+
+function errorData(error: unknown): ErrorData {
+  const { code, message } = toActionError(error);
+  return { code, message };
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "string") return `the text ${JSON.stringify(value.slice(0, 60))}`;
+  return `a ${typeof value}`;
+}
