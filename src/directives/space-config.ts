@@ -1,0 +1,223 @@
+import { z } from "zod";
+import { PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { deepMerge } from "./deep-merge.js";
+import { MODEL_TIERS, type ModelTier } from "./directive.js";
+import { itemConfigError, yamlIssues } from "./item-issues.js";
+import type { ItemSource } from "./item-source.js";
+import { readYamlItem } from "./yaml-item.js";
+
+/** The handoff settings of seed 000's `coordination.yaml`, read by the continuity module. */
+export interface ContinuationConfig {
+  /** Context pressure (input tokens / window) at which a thread hands off. Default 0.9. */
+  triggerThreshold: number;
+  /** The summarizer directive used when nothing more specific is chosen. */
+  summaryDirective: string;
+  /** Summarizer directive by the name of the directive a thread runs. */
+  summaryDirectiveOverrides: Record<string, string>;
+  /** The tier the summary runs on. Default `fast`. */
+  summaryModel: ModelTier;
+  /** Tokens of summary plus trailing messages a continuation starts with. Default 16000. */
+  resumeCeilingTokens: number;
+  /** Tokens a summary may take. Default 4000. */
+  summaryMaxTokens: number;
+}
+
+/** Defaults of one tool for every agent (`tools` in `config.yaml`), merged by `id`. */
+export interface ToolDefaults {
+  /** False switches the tool off unless an agent manifest switches it on. Default true. */
+  enabled: boolean;
+  /** Every other key of the entry, for the tool to read; a manifest's options override them. */
+  options: Record<string, unknown>;
+}
+
+/**
+ * The configuration in force: every tier's `config.yaml` merged (`deepMerge`, project over user
+ * over built-in), with defaults for what none of them sets.
+ */
+export interface SpaceConfig {
+  /** The concrete model of each tier, per provider. */
+  models: Record<ModelTier, Partial<Record<ProviderName, string>>>;
+  policy: {
+    /**
+     * Whether unsigned project and user items are refused. True when any tier sets it: a project
+     * cannot switch off what the user's config switched on.
+     */
+    requireSignatures: boolean;
+  };
+  /** Tool defaults by tool id. */
+  tools: Record<string, ToolDefaults>;
+  coordination: { continuation: ContinuationConfig };
+  /** The config files merged, lowest precedence (built-in) first. */
+  sources: ItemSource[];
+}
+
+const HINT = "Fix each field named; docs/directives.md describes config.yaml";
+
+const positiveWhole = (field: string, example: number) =>
+  z
+    .number({ error: `${field} must be a whole number, e.g. ${field}: ${example}` })
+    .int(`${field} must be a whole number, e.g. ${field}: ${example}`)
+    .positive(`${field} must be at least 1`);
+
+const configSchema = z.strictObject(
+  {
+    models: z
+      .partialRecord(
+        z.enum(MODEL_TIERS, { error: "a tier is fast, general or high" }),
+        z
+          .partialRecord(
+            z.enum(PROVIDER_NAMES, { error: `a provider is one of ${PROVIDER_NAMES.join(", ")}` }),
+            z.string({ error: "must be a model id, e.g. claude-haiku-4-5" }).min(1),
+            {
+              error: (issue) =>
+                issue.code === "invalid_type"
+                  ? "must map providers to models, e.g. { anthropic: claude-haiku-4-5 }"
+                  : `a provider is one of ${PROVIDER_NAMES.join(", ")}`,
+            },
+          )
+          .nullable(),
+        {
+          error: (issue) =>
+            issue.code === "invalid_type"
+              ? "must map tiers to providers' models, e.g. fast: { anthropic: claude-haiku-4-5 }"
+              : "a tier is fast, general or high",
+        },
+      )
+      .optional(),
+    policy: z
+      .strictObject(
+        { require_signatures: z.boolean({ error: "must be true or false" }).optional() },
+        { error: "policy has require_signatures (check the spelling)" },
+      )
+      .optional(),
+    tools: z
+      .array(
+        z
+          .object({
+            id: z
+              .string({
+                error: "each tool default needs an id (the tool's name), e.g. id: http.fetch",
+              })
+              .min(1),
+            enabled: z.boolean({ error: "must be true or false" }).optional(),
+          })
+          .catchall(z.unknown()),
+        { error: "must be a list of { id: <tool>, …options }" },
+      )
+      .optional(),
+    coordination: z
+      .strictObject(
+        {
+          continuation: z
+            .strictObject(
+              {
+                trigger_threshold: z
+                  .number({ error: "must be a number between 0 and 1, e.g. 0.9" })
+                  .gt(0, "must be more than 0")
+                  .lte(1, "must be at most 1")
+                  .optional(),
+                summary_directive: z
+                  .string({ error: "must be a directive name" })
+                  .min(1)
+                  .optional(),
+                summary_directive_overrides: z
+                  .record(z.string(), z.string({ error: "must be a directive name" }).min(1), {
+                    error: "must map directive names to summarizer directives",
+                  })
+                  .optional(),
+                summary_model: z
+                  .enum(MODEL_TIERS, { error: "must be fast, general or high" })
+                  .optional(),
+                resume_ceiling_tokens: positiveWhole("resume_ceiling_tokens", 16000).optional(),
+                summary_max_tokens: positiveWhole("summary_max_tokens", 4000).optional(),
+              },
+              {
+                error:
+                  "continuation has trigger_threshold, summary_directive, summary_directive_overrides, summary_model, resume_ceiling_tokens, summary_max_tokens",
+              },
+            )
+            .optional(),
+        },
+        { error: "coordination has continuation" },
+      )
+      .optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "config.yaml has models, policy, tools, coordination (check the spelling)"
+        : "config.yaml must be a mapping with models, policy, tools, coordination",
+  },
+);
+
+/** One tier's `config.yaml`, validated but not merged: the data as written. */
+export type ConfigLayer = z.output<typeof configSchema>;
+
+/**
+ * Validates the YAML of one `config.yaml` (every section optional). Throws one `ConfigError`
+ * (`config.space`) listing every problem as `file:line: field: message`.
+ */
+export function parseConfigLayer(text: string, display: string): ConfigLayer {
+  const { document, counter, data } = readYamlItem(text, display, "config.space", HINT);
+  const parsed = configSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    throw itemConfigError(
+      "config.space",
+      display,
+      yamlIssues(parsed.error, document, counter),
+      HINT,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Merges config layers, lowest precedence first (built-in, user, project), by `deepMerge`, and
+ * fills in defaults. `policy.require_signatures` is the OR of the layers. Pure.
+ */
+export function mergeConfigLayers(
+  layers: readonly { layer: ConfigLayer; source: ItemSource }[],
+): SpaceConfig {
+  let merged: ConfigLayer = {};
+  for (const { layer } of layers) merged = deepMerge(merged, layer) as ConfigLayer;
+  const continuation = merged.coordination?.continuation ?? {};
+  const tools: Record<string, ToolDefaults> = {};
+  for (const { id, enabled, ...options } of merged.tools ?? []) {
+    tools[id] = { enabled: enabled ?? true, options };
+  }
+  return {
+    models: {
+      fast: { ...merged.models?.fast },
+      general: { ...merged.models?.general },
+      high: { ...merged.models?.high },
+    },
+    policy: {
+      requireSignatures: layers.some(({ layer }) => layer.policy?.require_signatures === true),
+    },
+    tools,
+    coordination: {
+      continuation: {
+        triggerThreshold: continuation.trigger_threshold ?? 0.9,
+        summaryDirective: continuation.summary_directive ?? "thread_summary",
+        summaryDirectiveOverrides: { ...continuation.summary_directive_overrides },
+        summaryModel: continuation.summary_model ?? "fast",
+        resumeCeilingTokens: continuation.resume_ceiling_tokens ?? 16000,
+        summaryMaxTokens: continuation.summary_max_tokens ?? 4000,
+      },
+    },
+    sources: layers.map(({ source }) => source),
+  };
+}
+
+/**
+ * The concrete model for `tier` on `provider`: `id` when given (a directive's or manifest's
+ * explicit model wins), else the config's map, else `undefined` (the provider's default model).
+ */
+export function modelFor(
+  config: Pick<SpaceConfig, "models">,
+  tier: ModelTier,
+  provider: ProviderName,
+  id?: string,
+): string | undefined {
+  return id ?? config.models[tier][provider];
+}
