@@ -14,6 +14,7 @@ export interface Style {
   readonly enabled: boolean;
   dim(text: string): string;
   bold(text: string): string;
+  italic(text: string): string;
   red(text: string): string;
   green(text: string): string;
   yellow(text: string): string;
@@ -37,6 +38,7 @@ export function createStyle(enabled: boolean): Style {
     enabled,
     dim: sgr(2, 22),
     bold: sgr(1, 22),
+    italic: sgr(3, 23),
     red: sgr(31, 39),
     green: sgr(32, 39),
     yellow: sgr(33, 39),
