@@ -1,0 +1,536 @@
+import {
+  type ActionCall,
+  type ActionExecutor,
+  type AnyInternalAction,
+  type AnyTool,
+  type CheckedActionExecutor,
+  createInternalExecutor,
+  createToolExecutor,
+  createToolRegistry,
+  internalVariableActions,
+} from "../actions/index.js";
+import type { EventStore } from "../log/index.js";
+import { emptyUsage } from "../providers/assembled-message.js";
+import { toUsageData } from "../providers/message-data.js";
+import { createModelCatalogue, type ModelCatalogue } from "../providers/models/index.js";
+import type { Provider } from "../providers/provider.js";
+import { createTokenEstimator, type TokenEstimator } from "../providers/tokens/index.js";
+import { SpoolError } from "../spec/index.js";
+import type { CheckpointSigner } from "../transcript/signing.js";
+import { type RunLimits, runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
+import type { ExecutorFactory, StepScope } from "./agent-step.js";
+import { notify } from "./agent-step.js";
+import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
+import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
+import { gateExecutor, type PermissionCheck, SerialQueue } from "./gated-executor.js";
+import { recoverRun } from "./recovery.js";
+import type { RunObserver } from "./run-notice.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { ThreadHistory } from "./thread-history.js";
+
+/** A directive made runnable: what a thread of it needs. */
+export interface AgentSpec {
+  directive: string;
+  instructions: string;
+  model: string;
+  limits: RunLimits;
+  permits: PermissionCheck;
+  tools: readonly AnyTool[];
+  /** The tools described for the system prompt (default: name and description of each). */
+  toolsText?: string;
+}
+
+/** Options of `createAgentRuntime`. */
+export interface AgentRuntimeOptions {
+  store: EventStore;
+  provider: Provider;
+  /** The foreground agent: what turns of a continuity run. */
+  agent: AgentSpec;
+  /** Directives `agent` actions may run as child threads, by name. */
+  agents?: { get(name: string): AgentSpec | undefined; names(): readonly string[] };
+  /** The fast-tier model of `llm` actions (default: the agent's model). */
+  fastModel?: string;
+  /** More executors (relic, workflow), gated by the running directive's permissions. */
+  executors?: readonly (ActionExecutor | CheckedActionExecutor)[];
+  /** Internal actions beyond the variable ones. */
+  internalActions?: readonly AnyInternalAction[];
+  catalogue?: ModelCatalogue;
+  estimator?: TokenEstimator;
+  signer?: CheckpointSigner;
+  observer?: RunObserver;
+  /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
+  concurrency?: "queue" | "interrupt";
+  /** Jitter for action retry backoff (seed it for replay). */
+  random?: () => number;
+  now?: () => number;
+  /**
+   * Replay's hook: called for every attempt of a `tool`, `llm`, `relic` or `workflow` action
+   * before its executor; a promise it returns stands for the executor's result (the recorded
+   * one), `undefined` lets the executor run.
+   */
+  intercept?: (call: InterceptedCall) => Promise<unknown> | undefined;
+}
+
+/** An action attempt as `intercept` sees it. */
+export interface InterceptedCall extends ActionCall {
+  step: string;
+}
+
+/** An input to a continuity. */
+export interface TurnInput {
+  text: string;
+  actor: string;
+  origin: string;
+}
+
+/**
+ * The agent runtime: turns on continuities start or continue their foreground thread; each
+ * continuity runs one turn at a time (a turn that arrives mid-run is queued, or interrupts the
+ * run, by policy) and its side-effecting actions one at a time.
+ */
+export interface AgentRuntime {
+  /** Appends the turn, then runs it (after the runs before it); resolves when its run ends. */
+  submit(continuity: string, input: TurnInput): Promise<ThreadRunResult>;
+  /**
+   * Runs a turn already in the log (appended by someone else), as `submit` does after its
+   * append: queued behind a running turn (`turn.queued`), or interrupting it, by policy.
+   */
+  accept(continuity: string, turn: string): Promise<ThreadRunResult>;
+  /** Runs a turn already in the log after the runs before it, without the queue's event. */
+  runTurn(continuity: string, turn: string): Promise<ThreadRunResult>;
+  /**
+   * Recovers the continuity after a crash: an interrupted run of its foreground thread goes on
+   * from the log (`recoverRun`: no model call is repeated for a completed step), interrupted
+   * child threads are closed, and turns no run took are run in order. Resolves with those runs.
+   */
+  resume(continuity: string): Promise<ThreadRunResult[]>;
+  /** Cancels the continuity's running step (its actions are cancelled; the run ends cancelled). */
+  cancel(continuity: string, reason?: string): void;
+  /** Resolves once the continuity has no run going and none queued. */
+  idle(continuity: string): Promise<void>;
+  /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
+  state(continuity: string): Promise<ContinuityState>;
+  /** Cancels every run and waits for them to end. */
+  close(): Promise<void>;
+}
+
+interface Lane {
+  chain: Promise<unknown>;
+  /** Calibrated from this continuity's log alone, so a restart (and replay) estimates alike. */
+  estimator?: TokenEstimator;
+  state?: ContinuityState;
+  histories: Map<string, ThreadHistory>;
+  running?: { controller: AbortController; thread: string };
+  waiting: number;
+  serial: SerialQueue;
+}
+
+/** Creates the agent runtime over a store and a provider. */
+export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+  const { store, provider } = options;
+  const catalogue = options.catalogue ?? createModelCatalogue();
+  const lanes = new Map<string, Lane>();
+  let closed = false;
+
+  const lane = (continuity: string): Lane => {
+    let found = lanes.get(continuity);
+    if (!found) {
+      found = {
+        chain: Promise.resolve(),
+        histories: new Map(),
+        waiting: 0,
+        serial: new SerialQueue(),
+      };
+      lanes.set(continuity, found);
+    }
+    return found;
+  };
+  const stateOf = async (continuity: string, current: Lane) => {
+    if (!current.state) {
+      const loaded = await loadContinuityState(store, continuity);
+      current.state ??= loaded.state;
+      current.estimator ??=
+        options.estimator ?? createTokenEstimator({ catalogue, calibration: loaded.calibration });
+    }
+    return current.state;
+  };
+  const historyOf = (current: Lane, thread: string) => {
+    let history = current.histories.get(thread);
+    if (!history) {
+      history = new ThreadHistory(thread);
+      current.histories.set(thread, history);
+    }
+    return history;
+  };
+
+  /** The executors of one step of a thread of `spec` at spawn depth `depth`. */
+  const executorsFor = (
+    continuity: string,
+    current: Lane,
+    thread: string,
+    spec: AgentSpec,
+    depth: number,
+    signal: AbortSignal,
+  ): ExecutorFactory => {
+    const registry = createToolRegistry(spec.tools);
+    const sideEffects = (name: string) => registry.get(name)?.sideEffects === true;
+    const gate = (executor: ActionExecutor | CheckedActionExecutor) =>
+      gateExecutor(executor, {
+        permits: spec.permits,
+        directive: spec.directive,
+        sideEffects: executor.type === "tool" ? sideEffects : () => executor.type === "relic",
+        serial: current.serial,
+      });
+    const fixed = [
+      gate(createToolExecutor(registry)),
+      gate(createLlmExecutor({ provider, model: options.fastModel ?? spec.model })),
+      ...(options.executors ?? []).map(gate),
+    ];
+    return (scope: StepScope) => [
+      ...(options.intercept ? fixed.map((executor) => intercepted(executor, scope.step)) : fixed),
+      createInternalExecutor({
+        actions: [...internalVariableActions(), ...(options.internalActions ?? [])],
+        variables: scope.variables,
+        log: scope.log,
+      }),
+      gate(
+        createAgentExecutor({
+          has: (name) => options.agents?.get(name) !== undefined,
+          names: () => options.agents?.names() ?? [],
+          spawn: (call) =>
+            spawnChild(
+              continuity,
+              current,
+              { thread, step: scope.step, depth, spec },
+              call,
+              signal,
+            ),
+        }),
+      ),
+    ];
+  };
+
+  const intercepted = (executor: CheckedActionExecutor, step: string): CheckedActionExecutor => ({
+    ...executor,
+    execute: (call) => options.intercept?.({ ...call, step }) ?? executor.execute(call),
+  });
+
+  const runThread = async (
+    continuity: string,
+    current: Lane,
+    run: {
+      thread: string;
+      spec: AgentSpec;
+      depth: number;
+      nextStep: number;
+      turn?: string;
+      input?: string;
+      resumed?: boolean;
+      signal: AbortSignal;
+    },
+  ): Promise<ThreadRunResult> => {
+    const { spec } = run;
+    return runThreadLoop({
+      store,
+      continuity,
+      thread: run.thread,
+      directive: spec.directive,
+      model: spec.model,
+      provider,
+      system: buildSystemPrompt({
+        directive: spec.directive,
+        instructions: spec.instructions,
+        tools:
+          spec.toolsText ??
+          spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
+      }),
+      history: historyOf(current, run.thread),
+      executors: executorsFor(continuity, current, run.thread, spec, run.depth, run.signal),
+      limits: spec.limits,
+      catalogue,
+      estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
+      nextStep: run.nextStep,
+      ...(run.turn ? { turn: run.turn } : {}),
+      ...(run.input !== undefined ? { input: run.input } : {}),
+      ...(run.resumed ? { resumed: true } : {}),
+      ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.observer && run.depth === 0 ? { observer: options.observer } : {}),
+      signal: run.signal,
+      ...(options.random ? { random: options.random } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+  };
+
+  const spawnChild = async (
+    continuity: string,
+    current: Lane,
+    parent: { thread: string; step: string; depth: number; spec: AgentSpec },
+    call: Parameters<Parameters<typeof createAgentExecutor>[0]["spawn"]>[0],
+    signal: AbortSignal,
+  ): Promise<string> => {
+    const spec = options.agents?.get(call.name);
+    if (!spec) throw new SpoolError("agent.unknown", `there is no directive "${call.name}"`);
+    const depth = parent.depth + 1;
+    const max = parent.spec.limits.maxSpawnDepth ?? 3;
+    if (depth > max) {
+      await store.append({
+        continuity,
+        stream: { kind: "thread", id: parent.thread },
+        type: "limit.reached",
+        data: { limit: "spawn_depth", value: depth, max },
+      });
+      throw new SpoolError(
+        "limit.spawn-depth",
+        `a child agent at depth ${depth} would pass the spawn limit of ${max}`,
+        { hint: "Do the work in this thread, or raise max_spawn_depth in the directive's limits" },
+      );
+    }
+    const thread = `${parent.step}@${call.actionId}`;
+    await store.append({
+      continuity,
+      stream: { kind: "thread", id: thread },
+      type: "thread.started",
+      data: {
+        directive: spec.directive,
+        chain_root: thread,
+        model: spec.model,
+        parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
+      },
+    });
+    const both = AbortSignal.any([signal, call.signal]);
+    const result = await runThread(continuity, current, {
+      thread,
+      spec,
+      depth,
+      nextStep: 0,
+      input: JSON.stringify(call.parameters),
+      signal: both,
+    });
+    if (result.status === "completed") {
+      await store.append({
+        continuity,
+        stream: { kind: "thread", id: thread },
+        type: "thread.completed",
+        data: result.result !== undefined ? { result: result.result } : {},
+      });
+      return result.result ?? "";
+    }
+    const error = result.error ?? {
+      code: `agent.${result.status}`,
+      message: `the child agent "${spec.directive}" ended ${result.status}`,
+    };
+    await store.append({
+      continuity,
+      stream: { kind: "thread", id: thread },
+      type: "thread.failed",
+      data: error,
+    });
+    throw new SpoolError(error.code, error.message);
+  };
+
+  const runTurnNow = async (continuity: string, current: Lane, turn: string) => {
+    const state = await stateOf(continuity, current);
+    let thread = state.foreground;
+    if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
+      thread = `th-${turn}`;
+      await store.append({
+        continuity,
+        stream: { kind: "thread", id: thread },
+        type: "thread.started",
+        data: {
+          directive: options.agent.directive,
+          chain_root: thread,
+          model: options.agent.model,
+          turn,
+        },
+      });
+      state.threads.set(thread, {
+        id: thread,
+        directive: options.agent.directive,
+        startSeq: 0,
+        nextStep: 0,
+      });
+      state.foreground = thread;
+    }
+    const info = state.threads.get(thread)!;
+    const controller = new AbortController();
+    current.running = { controller, thread };
+    try {
+      const result = await runThread(continuity, current, {
+        thread,
+        spec: options.agent,
+        depth: 0,
+        nextStep: info.nextStep,
+        turn,
+        signal: controller.signal,
+      });
+      info.nextStep = result.nextStep;
+      return result;
+    } finally {
+      current.running = undefined;
+    }
+  };
+
+  const enqueue = (continuity: string, turn: string): Promise<ThreadRunResult> => {
+    if (closed) return Promise.reject(new SpoolError("runtime.closed", "the runtime is closed"));
+    const current = lane(continuity);
+    current.waiting += 1;
+    const result = current.chain.then(async () => {
+      current.waiting -= 1;
+      return runTurnNow(continuity, current, turn);
+    });
+    current.chain = result.catch(() => undefined);
+    return result;
+  };
+
+  const resumeNow = async (continuity: string, current: Lane): Promise<ThreadRunResult[]> => {
+    current.state = undefined;
+    const state = await stateOf(continuity, current);
+    const results: ThreadRunResult[] = [];
+    const open = [...state.threads.values()]
+      .filter((thread) => thread.openRun)
+      .map((thread) => thread.id);
+    if (open.length > 0) {
+      await store.append({
+        continuity,
+        type: "recovery.started",
+        data: { open_runs: open, waiting_turns: state.waitingTurns.length },
+      });
+    }
+    for (const thread of state.threads.values()) {
+      if (!thread.openRun) continue;
+      if (thread.parent) {
+        await closeInterruptedChild(continuity, thread.id);
+        delete thread.openRun;
+        continue;
+      }
+      if (thread.id !== state.foreground) continue;
+      const recovery = await recoverRun({
+        store,
+        continuity,
+        thread: thread.id,
+        since: thread.openRun.seq,
+        tools: options.agent.tools,
+        execute: (tool, call) =>
+          options.intercept?.({
+            ...call,
+            type: "tool",
+            name: tool.name,
+            progress: () => {},
+          }) ??
+          Promise.resolve(
+            tool.execute(tool.parameters.parse(call.parameters), {
+              actionId: call.actionId,
+              attempt: call.attempt,
+              signal: call.signal,
+              progress: () => {},
+            }),
+          ),
+      });
+      delete thread.openRun;
+      thread.nextStep = recovery.nextStep;
+      if (recovery.next === "end") {
+        await store.append({
+          continuity,
+          stream: { kind: "thread", id: thread.id },
+          type: "run.completed",
+          data: {
+            status: recovery.status ?? "completed",
+            steps: 0,
+            usage: toUsageData(emptyUsage()),
+            cost_usd: 0,
+          },
+        });
+        continue;
+      }
+      const controller = new AbortController();
+      current.running = { controller, thread: thread.id };
+      try {
+        const result = await runThread(continuity, current, {
+          thread: thread.id,
+          spec: options.agent,
+          depth: 0,
+          nextStep: recovery.nextStep,
+          resumed: true,
+          signal: controller.signal,
+        });
+        thread.nextStep = result.nextStep;
+        results.push(result);
+      } finally {
+        current.running = undefined;
+      }
+    }
+    for (const turn of [...state.waitingTurns]) {
+      results.push(await runTurnNow(continuity, current, turn));
+    }
+    return results;
+  };
+
+  const closeInterruptedChild = async (continuity: string, thread: string) => {
+    const stream = { kind: "thread" as const, id: thread };
+    const error = {
+      code: "run.interrupted",
+      message: "a restart cut this child agent off; its parent action is reported as interrupted",
+    };
+    await store.append({
+      continuity,
+      stream,
+      type: "run.completed",
+      data: { status: "cancelled", steps: 0, error, usage: toUsageData(emptyUsage()), cost_usd: 0 },
+    });
+    await store.append({ continuity, stream, type: "thread.failed", data: error });
+  };
+
+  /** Queues (or lets interrupt) the run of a turn already appended. */
+  const accept = async (continuity: string, turn: string): Promise<ThreadRunResult> => {
+    const current = lane(continuity);
+    if (current.running) {
+      if (options.concurrency === "interrupt") {
+        current.running.controller.abort(`interrupted by a new turn (${turn})`);
+      } else {
+        const position = current.waiting + 1;
+        await store.append({
+          continuity,
+          type: "turn.queued",
+          data: { turn, behind: current.running.thread, position },
+        });
+        notify(options.observer, { type: "queued", turn, position });
+      }
+    }
+    return enqueue(continuity, turn);
+  };
+
+  return {
+    resume(continuity) {
+      const current = lane(continuity);
+      const result = current.chain.then(() => resumeNow(continuity, current));
+      current.chain = result.catch(() => undefined);
+      return result;
+    },
+    async submit(continuity, input) {
+      const event = await store.append({
+        continuity,
+        type: "turn.added",
+        actor: input.actor,
+        origin: input.origin,
+        data: { text: input.text },
+      });
+      return accept(continuity, event.id);
+    },
+    accept,
+    runTurn: enqueue,
+    cancel(continuity, reason = "cancelled by the user") {
+      lanes.get(continuity)?.running?.controller.abort(reason);
+    },
+    async idle(continuity) {
+      const current = lanes.get(continuity);
+      if (current) await current.chain;
+    },
+    state: (continuity) => stateOf(continuity, lane(continuity)),
+    async close() {
+      closed = true;
+      for (const current of lanes.values()) current.running?.controller.abort("the runtime closed");
+      await Promise.all([...lanes.values()].map((current) => current.chain));
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import {
+  type ActionExecutor,
+  type ActionLog,
+  type CheckedActionExecutor,
+  createStoreActionLog,
+  OrderedQueue,
+  runStep,
+  type StepSummary,
+  type VariableStore,
+} from "../actions/index.js";
+import type { EventStore } from "../log/index.js";
+import type { ActionRequest } from "../protocol/index.js";
+import type { AssembledMessage } from "../providers/assembled-message.js";
+import type { Provider, ProviderRequest } from "../providers/provider.js";
+import type { StreamPart } from "../providers/stream-part.js";
+import type { TokenEstimator } from "../providers/tokens/index.js";
+import { runModelStep } from "../transcript/model-step.js";
+import type { CheckpointSigner } from "../transcript/signing.js";
+import type { StreamSink } from "../transcript/sink.js";
+import type { TranscriptSink } from "../transcript/transcript-sink.js";
+import type { RunObserver } from "./run-notice.js";
+
+/** What one step of the loop needs. */
+export interface AgentStepOptions {
+  store: EventStore;
+  continuity: string;
+  thread: string;
+  index: number;
+  provider: Provider;
+  request: ProviderRequest;
+  /** The step's executors, made for it (internal actions and child agents need its log and id). */
+  executors: ExecutorFactory;
+  variables: VariableStore;
+  estimator?: TokenEstimator;
+  signer?: CheckpointSigner;
+  transcript?: TranscriptSink;
+  observer?: RunObserver;
+  signal?: AbortSignal;
+  /** Jitter for action retry backoff (seeded in replay). */
+  random?: () => number;
+}
+
+/** What an executor factory is given: the step's id, action log and variables. */
+export interface StepScope {
+  step: string;
+  log: ActionLog;
+  variables: VariableStore;
+}
+
+/** Makes the executors of one step. */
+export type ExecutorFactory = (
+  scope: StepScope,
+) => readonly (ActionExecutor | CheckedActionExecutor)[];
+
+/** How a step ended: the model's message and the outcome of its actions. */
+export interface AgentStepResult {
+  step: string;
+  message: AssembledMessage;
+  summary: StepSummary;
+  /** The response text the user saw (after `$name` substitution), all response blocks joined. */
+  response: string;
+  /** True when the output had a `<response>` block. */
+  responded: boolean;
+  /** Plain text outside any protocol tag (a model that ignores the protocol writes only this). */
+  plainText: string;
+  /** Native tool calls the model made. */
+  nativeCalls: number;
+}
+
+/**
+ * Runs one step: the model call (`runModelStep`: log, transcript, checkpoint) with its text
+ * streamed into the step runner as it arrives, so each action starts at its `</action>` while
+ * the model is still talking; native tool calls enter the same scheduler as `async` tool actions
+ * when their input is complete. Resolves once the model has finished and every `sync` and
+ * `async` action has ended.
+ */
+export async function runAgentStep(options: AgentStepOptions): Promise<AgentStepResult> {
+  const { store, continuity, thread, index, observer } = options;
+  const step = `${thread}:${index}`;
+  const text = new OrderedQueue<string>();
+  const native: ActionRequest[] = [];
+  const nativeNames = new Map<string, string>();
+  let submitNative: ((request: ActionRequest) => void) | undefined;
+  const bridge: StreamSink = {
+    name: "runtime",
+    write(part: StreamPart) {
+      if (part.type === "text") text.push(part.text);
+      else if (part.type === "tool-call-start" && !part.server) nativeNames.set(part.id, part.name);
+      else if (part.type === "tool-call-end") {
+        const name = nativeNames.get(part.id);
+        if (name === undefined) return;
+        const request = nativeRequest(part, name);
+        native.push(request);
+        submitNative?.(request);
+      } else if (part.type === "retry") {
+        notify(observer, {
+          type: "retry",
+          step,
+          attempt: part.attempt,
+          delayMs: part.delayMs,
+          message: part.error.message,
+        });
+      }
+    },
+    async close() {
+      text.close();
+    },
+  };
+
+  const log = createStoreActionLog({ store, continuity, step });
+  const run = runStep({
+    log,
+    executors: options.executors({ step, log, variables: options.variables }),
+    variables: options.variables,
+    ...(options.random ? { random: options.random } : {}),
+    output: { [Symbol.asyncIterator]: () => ({ next: () => text.next() }) },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  submitNative = (request) => void run.scheduler.submit(request);
+
+  let response = "";
+  let responded = false;
+  let plainText = "";
+  let summary: StepSummary | undefined;
+  const consume = (async () => {
+    for await (const event of run) {
+      notify(observer, { type: "output", step, event });
+      if (event.type === "block-start" && event.kind === "response") responded = true;
+      if (event.type === "block-delta") {
+        if (event.kind === "response") response += event.text;
+        else if (event.kind === "text") plainText += event.text;
+      }
+      if (event.type === "step-end" || event.type === "step-failed") summary = event.summary;
+    }
+  })();
+
+  const model = await runModelStep({
+    store,
+    continuity,
+    thread,
+    index,
+    provider: options.provider,
+    request: options.request,
+    sinks: [bridge],
+    ...(options.estimator ? { estimator: options.estimator } : {}),
+    ...(options.signer ? { signer: options.signer } : {}),
+    ...(options.transcript ? { transcript: options.transcript } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  text.close();
+  await consume;
+  return {
+    step,
+    message: model.message,
+    summary: summary ?? { actions: [], errors: [], cancelled: true, final: false },
+    response,
+    responded,
+    plainText,
+    nativeCalls: native.length,
+  };
+}
+
+const NO_POSITION = { offset: 0, line: 1, column: 1 };
+
+function nativeRequest(
+  part: Extract<StreamPart, { type: "tool-call-end" }>,
+  name: string,
+): ActionRequest {
+  const input = part.input;
+  return {
+    id: part.id,
+    type: "tool",
+    mode: "async",
+    name,
+    parameters:
+      typeof input === "object" && input !== null && !Array.isArray(input)
+        ? (input as Record<string, unknown>)
+        : {},
+    dependsOn: [],
+    retry: 0,
+    onError: "fail",
+    inThought: false,
+    span: { start: NO_POSITION, end: NO_POSITION },
+  };
+}
+
+/** Calls an observer, ignoring whatever it throws (its contract says it must not). */
+export function notify(observer: RunObserver | undefined, notice: Parameters<RunObserver>[0]) {
+  if (!observer) return;
+  try {
+    observer(notice);
+  } catch {
+    // An observer's fault must not stop the run.
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The agent runtime: turns on continuities run threads of a directive step by step (compile the
+ * recent window, stream the model, run its actions as they close, log every decision) until the
+ * work is done; limits, permissions at dispatch, queued or interrupting turns, side effects of one
+ * continuity one at a time. See `docs/runtime.md`.
+ */
+
+export { formatActionResults, RESULT_TEXT_MAX, type ReportedAction } from "./action-results.js";
+export {
+  catchUp,
+  decide,
+  type RunLimits,
+  runThreadLoop,
+  type ThreadRunOptions,
+  type ThreadRunResult,
+} from "./agent-loop.js";
+export type { InterceptedCall } from "./agent-runtime.js";
+export {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  type AgentSpec,
+  createAgentRuntime,
+  type TurnInput,
+} from "./agent-runtime.js";
+export {
+  type AgentStepOptions,
+  type AgentStepResult,
+  type ExecutorFactory,
+  runAgentStep,
+  type StepScope,
+} from "./agent-step.js";
+export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
+export {
+  type ContinuityState,
+  continuityStateProjection,
+  foldContinuityState,
+  loadContinuityState,
+  type ThreadState,
+} from "./continuity-state.js";
+export {
+  type GateOptions,
+  gateExecutor,
+  type PermissionCheck,
+  SerialQueue,
+} from "./gated-executor.js";
+export {
+  type CompiledWindow,
+  compileRecentWindow,
+  type RecentWindowOptions,
+} from "./recent-window.js";
+export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
+export { type ReplayOptions, type ReplayReport, replayContinuity } from "./replay.js";
+export {
+  comparable,
+  isCompared,
+  isInput,
+  LaneMatcher,
+  laneOf,
+  type ReplayDifference,
+  UNCOMPARED_TYPES,
+} from "./replay-compare.js";
+export { createReplayProvider, messageParts, requestDigest } from "./replay-provider.js";
+export type { LimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
+export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
+export { type HistoryMessage, ThreadHistory } from "./thread-history.js";
+export {
+  createVerifyingStore,
+  type SettleOutcome,
+  type VerifyingStore,
+  type VerifyingStoreOptions,
+} from "./verifying-store.js";

@@ -1,0 +1,133 @@
+import { canonicalJson, eventSpec, type SpoolEvent, type StreamRef } from "../spec/index.js";
+
+/**
+ * Event types replay does not compare: they record the environment, not a decision (signatures,
+ * sink health, provider retries before the first byte, which a recorded answer never needs).
+ * Droppable events (token deltas, progress) are never compared either.
+ */
+export const UNCOMPARED_TYPES: ReadonlySet<string> = new Set([
+  "checkpoint.signed",
+  "sink.failed",
+  "sink.lagging",
+  "provider.retrying",
+]);
+
+/** Fields that measure time: they differ on every run and decide nothing. */
+const TIMING_FIELDS = new Set(["duration_ms", "waited_ms", "delay_ms", "lag_ms"]);
+
+/** True when replay re-derives `type` and compares it. */
+export function isCompared(event: { type: string }): boolean {
+  const spec = eventSpec(event.type);
+  if (!spec || spec.criticality === "droppable" || spec.input) return false;
+  return !UNCOMPARED_TYPES.has(event.type);
+}
+
+/** True for inputs from outside (turns, continuity creation): replay copies them, never derives them. */
+export function isInput(event: { type: string }): boolean {
+  return eventSpec(event.type)?.input === true;
+}
+
+/**
+ * The lane an event is compared in: its stream, and for action events also the action. Within
+ * a lane the order is deterministic; across lanes concurrency may interleave events differently
+ * from one run to the next without any decision being different.
+ */
+export function laneOf(event: { type: string; stream: StreamRef; data: unknown }): string {
+  const base = `${event.stream.kind}/${event.stream.id}`;
+  if (event.type.startsWith("action.") || event.type.startsWith("variable.")) {
+    const data = event.data as { action_id?: unknown; name?: unknown };
+    if (typeof data.action_id === "string") return `${base}#${data.action_id}`;
+    if (event.type.startsWith("variable.") && typeof data.name === "string") {
+      return `${base}$${data.name}`;
+    }
+  }
+  return base;
+}
+
+/** What replay compares of an event: its type and data, without times. */
+export function comparable(event: { type: string; data: unknown }): string {
+  return canonicalJson({ type: event.type, data: withoutTiming(event.data) });
+}
+
+function withoutTiming(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTiming);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (!TIMING_FIELDS.has(key)) out[key] = withoutTiming(field);
+  }
+  return out;
+}
+
+/** Where replay and the log disagree. */
+export interface ReplayDifference {
+  /** The logged event replay expected (absent when replay derived an event the log lacks). */
+  expected?: SpoolEvent;
+  /** What replay derived in its place (absent when it derived nothing there). */
+  actual?: { type: string; stream: StreamRef; data: unknown };
+  reason: string;
+}
+
+/**
+ * Matches derived events against the logged ones, lane by lane. `offer` takes a derived event:
+ * it matches the head of its lane, or is a difference. Events the log has and replay never
+ * derived are found with `unmatched`.
+ */
+export class LaneMatcher {
+  readonly #lanes = new Map<string, SpoolEvent[]>();
+  readonly #heads = new Map<string, number>();
+  #matched = 0;
+
+  constructor(expected: readonly SpoolEvent[]) {
+    for (const event of expected) {
+      const lane = laneOf(event);
+      const list = this.#lanes.get(lane) ?? [];
+      list.push(event);
+      this.#lanes.set(lane, list);
+    }
+  }
+
+  /** How many logged events have been matched. */
+  get matched(): number {
+    return this.#matched;
+  }
+
+  /** Matches a derived event; returns the difference when it does not match. */
+  offer(event: { type: string; stream: StreamRef; data: unknown }): ReplayDifference | undefined {
+    const lane = laneOf(event);
+    const list = this.#lanes.get(lane);
+    const head = this.#heads.get(lane) ?? 0;
+    const expected = list?.[head];
+    if (expected === undefined) {
+      return { actual: event, reason: "replay derived an event the log does not have" };
+    }
+    if (comparable(expected) !== comparable(event)) {
+      return { expected, actual: event, reason: "replay derived a different event" };
+    }
+    this.#heads.set(lane, head + 1);
+    this.#matched += 1;
+    return undefined;
+  }
+
+  /** The logged events not matched yet, among those with seq below `before`, oldest first. */
+  unmatched(before = Number.POSITIVE_INFINITY): SpoolEvent[] {
+    const out: SpoolEvent[] = [];
+    for (const [lane, list] of this.#lanes) {
+      for (let index = this.#heads.get(lane) ?? 0; index < list.length; index++) {
+        if (list[index]!.seq < before) out.push(list[index]!);
+      }
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Marks a logged event as accounted for without a derived one (taken from the log). */
+  skip(event: SpoolEvent): void {
+    const lane = laneOf(event);
+    const list = this.#lanes.get(lane);
+    const head = this.#heads.get(lane) ?? 0;
+    if (list?.[head] === event) {
+      this.#heads.set(lane, head + 1);
+      this.#matched += 1;
+    }
+  }
+}

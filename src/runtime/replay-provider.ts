@@ -1,0 +1,175 @@
+import { createHash } from "node:crypto";
+import type { AssembledMessage } from "../providers/assembled-message.js";
+import { fromMessageData } from "../providers/message-data.js";
+import type { Provider, ProviderRequest, StreamOptions } from "../providers/provider.js";
+import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
+import { canonicalJson, type EventData, type SpoolEvent } from "../spec/index.js";
+
+/** One model call as the log recorded it. */
+interface RecordedCall {
+  step: string;
+  digest: string;
+  /** The message, or the error, the call ended with; absent when a crash cut it off. */
+  message?: AssembledMessage;
+  failed?: EventData<"message.failed">["error"];
+  /** What streamed before a crash cut the call off (its logged token deltas). */
+  partial: string;
+  used: boolean;
+}
+
+/**
+ * A provider that answers each request with the model output the log recorded for it, found by
+ * the request's digest (`context.compiled`): replay calls no model. A request no recorded call
+ * matches means the compiled context differs; the stream then ends with an error (and the
+ * replay has already reported the `context.compiled` that differs). A call a crash cut off plays
+ * its logged deltas and then never ends, as the original did not.
+ */
+export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
+  const calls = new Map<string, RecordedCall>();
+  const byDigest = new Map<string, RecordedCall[]>();
+  let name = "replay";
+  let format: ProviderFormat = "anthropic";
+  for (const event of events) {
+    if (event.stream.kind !== "step") continue;
+    const step = event.stream.id;
+    if (event.type === "context.compiled") {
+      const call: RecordedCall = {
+        step,
+        digest: (event.data as EventData<"context.compiled">).digest,
+        partial: "",
+        used: false,
+      };
+      calls.set(step, call);
+      const list = byDigest.get(call.digest) ?? [];
+      list.push(call);
+      byDigest.set(call.digest, list);
+      continue;
+    }
+    const call = calls.get(step);
+    if (!call) continue;
+    if (event.type === "step.started") {
+      name = (event.data as EventData<"step.started"> & { provider?: string }).provider ?? name;
+    } else if (event.type === "message.completed") {
+      call.message = fromMessageData(event.data as EventData<"message.completed">);
+      format = call.message.format;
+    } else if (event.type === "message.failed") {
+      call.failed = (event.data as EventData<"message.failed">).error;
+    } else if (event.type === "token.delta") {
+      const data = event.data as { text?: string; kind?: string };
+      if (typeof data.text === "string" && (data.kind === undefined || data.kind === "text")) {
+        call.partial += data.text;
+      }
+    }
+  }
+  return {
+    get name() {
+      return name;
+    },
+    get format() {
+      return format;
+    },
+    stream: (request: ProviderRequest, options?: StreamOptions) =>
+      play(byDigest, request, options?.signal),
+  };
+}
+
+/** The digest `context.compiled` records for a request. */
+export function requestDigest(request: ProviderRequest): string {
+  return createHash("sha256").update(canonicalJson(request)).digest("hex");
+}
+
+async function* play(
+  byDigest: Map<string, RecordedCall[]>,
+  request: ProviderRequest,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamPart> {
+  const call = byDigest.get(requestDigest(request))?.find((candidate) => !candidate.used);
+  if (!call) {
+    yield {
+      type: "error",
+      error: {
+        code: "provider.bad-request",
+        message: "replay: no recorded model call has this context",
+        retryable: false,
+      },
+    };
+    return;
+  }
+  call.used = true;
+  if (call.message) {
+    yield* messageParts(call.message);
+    return;
+  }
+  if (call.failed) {
+    yield { type: "error", error: { ...call.failed } as never };
+    return;
+  }
+  // Cut off by a crash: what was logged, then silence until the replay re-enacts the crash.
+  yield { type: "start", responseId: null, model: request.model };
+  if (call.partial !== "") yield { type: "text", block: 0, text: call.partial };
+  await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
+  yield {
+    type: "error",
+    error: {
+      code: "provider.cancelled",
+      message: "replay: the call was cut off",
+      retryable: false,
+    },
+  };
+}
+
+/** The stream parts that assemble back into `message`. */
+export function* messageParts(message: AssembledMessage): Generator<StreamPart> {
+  yield { type: "start", responseId: message.responseId, model: message.model };
+  let block = 0;
+  for (const content of message.content) {
+    switch (content.type) {
+      case "text":
+        yield { type: "text", block, text: content.text };
+        break;
+      case "reasoning":
+        yield {
+          type: "reasoning",
+          block,
+          text: content.text,
+          ...(content.summary ? { summary: true } : {}),
+        };
+        if (content.signature !== undefined) {
+          yield { type: "reasoning-signature", block, signature: content.signature };
+        }
+        break;
+      case "redacted-reasoning":
+        yield { type: "redacted-reasoning", block, data: content.data };
+        break;
+      case "tool-call":
+        yield {
+          type: "tool-call-start",
+          block,
+          id: content.id,
+          name: content.name,
+          ...(content.server ? { server: true } : {}),
+        };
+        if (content.inputText !== "") {
+          yield { type: "tool-call-delta", block, id: content.id, inputText: content.inputText };
+        }
+        yield {
+          type: "tool-call-end",
+          block,
+          id: content.id,
+          inputText: content.inputText,
+          ...(content.input !== undefined ? { input: content.input } : {}),
+          ...(content.inputError !== undefined ? { inputError: content.inputError } : {}),
+        };
+        break;
+      case "refusal":
+        yield { type: "refusal", block, text: content.text };
+        break;
+      case "provider":
+        yield { type: "provider-block", block, kind: content.kind, data: content.data };
+        break;
+    }
+    block += 1;
+  }
+  yield { type: "usage", usage: { ...message.usage } };
+  yield { type: "stop", reason: message.stopReason, providerReason: message.providerStopReason };
+}

@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { taskStreamId } from "../actions/index.js";
+import { type EventStore, openEventStore } from "../log/index.js";
+import type { Provider } from "../providers/provider.js";
+import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
+import type { AgentRuntime, InterceptedCall } from "./agent-runtime.js";
+import { applyContinuityEvent, foldContinuityState } from "./continuity-state.js";
+import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
+import { createReplayProvider } from "./replay-provider.js";
+import { createVerifyingStore, type VerifyingStore } from "./verifying-store.js";
+
+/** What a replay needs. */
+export interface ReplayOptions {
+  /** The store that holds the continuity's log. */
+  source: EventStore;
+  continuity: string;
+  /**
+   * Builds a runtime configured like the one that wrote the log (same directive and tools), over
+   * the replay's store and provider, passing `intercept` through: replay's recorded results.
+   */
+  makeRuntime(parts: {
+    store: EventStore;
+    provider: Provider;
+    intercept: (call: InterceptedCall) => Promise<unknown> | undefined;
+  }): AgentRuntime;
+  /** How long replay waits with nothing happening before it calls the run stuck (default 10 s). */
+  stallMs?: number;
+}
+
+/** What a replay found. */
+export interface ReplayReport {
+  identical: boolean;
+  /** Events in the continuity's log, and how many of them replay re-derived and compared. */
+  events: number;
+  compared: number;
+  /**
+   * Logged events replay took as they were because a crash had cut off the model output they
+   * came from (its text was never logged whole).
+   */
+  taken: number;
+  /** Crashes re-enacted (each `recovery.started`). */
+  recoveries: number;
+  difference?: ReplayDifference;
+}
+
+/**
+ * Replays a continuity from its log: its inputs are appended again in order, a runtime built
+ * like the original runs them with every model call answered from the log (matched by the
+ * compiled context's digest) and every tool, llm, relic and workflow result taken from the log,
+ * so nothing external is called, and every decision is re-derived and compared, lane by lane,
+ * with the logged one. A crash is re-enacted where the log shows recovery began: the replayed
+ * runtime is stopped there and a fresh one recovers, as the original did. Resolves with the
+ * first difference, or `identical`.
+ */
+export async function replayContinuity(options: ReplayOptions): Promise<ReplayReport> {
+  const { source, continuity } = options;
+  const original: SpoolEvent[] = [];
+  for await (const event of source.read({ continuity })) original.push(event);
+  if (original.length === 0) {
+    throw new SpoolError("replay.unknown-continuity", `the log has no continuity "${continuity}"`, {
+      hint: "List continuities with `spool continuities`",
+    });
+  }
+  const dir = mkdtempSync(join(tmpdir(), "spool-replay-"));
+  const scratch = await openEventStore({ db: join(dir, "replay"), durability: "fast" });
+  try {
+    return await replayInto(options, original, scratch);
+  } finally {
+    await scratch.close().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function replayInto(
+  options: ReplayOptions,
+  original: readonly SpoolEvent[],
+  scratch: EventStore,
+): Promise<ReplayReport> {
+  const { continuity } = options;
+  const stallMs = options.stallMs ?? 10_000;
+  const compared = original.filter(isCompared);
+  const matcher = new LaneMatcher(compared);
+  const provider = createReplayProvider(original);
+  const outcomes = recordedOutcomes(original);
+  const intercept = (call: InterceptedCall) => outcomes(call);
+  const boundaries = original.filter((event) => event.type === "recovery.started");
+  const cutOff = cutOffSteps(original);
+  const endsInterrupted = hasOpenRun(original);
+  let taken = 0;
+  let recoveries = 0;
+
+  const report = (difference?: ReplayDifference): ReplayReport => ({
+    identical: difference === undefined,
+    events: original.length,
+    compared: compared.length,
+    taken,
+    recoveries,
+    ...(difference ? { difference } : {}),
+  });
+
+  let boundaryIndex = 0;
+  const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
+  let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead });
+  let runtime = options.makeRuntime({ store: verifying, provider, intercept });
+
+  const sofar = foldContinuityState([]);
+  for (const event of original) {
+    const runOpen = [...sofar.threads.values()].some((thread) => thread.openRun !== undefined);
+    applyContinuityEvent(sofar, event);
+    if (isInput(event)) {
+      const outcome = await verifying.settle(
+        () => matcher.matched >= countBefore(compared, event.seq),
+        stallMs,
+      );
+      if (outcome.difference) return report(outcome.difference);
+      if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
+      if (!runOpen) {
+        // The original had finished its runs when this input came: so must the replay.
+        const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+        if (idle.difference) return report(idle.difference);
+        if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
+      }
+      await scratch.append(copyOf(event));
+      if (event.type === "turn.added") void runtime.accept(continuity, event.id).catch(() => {});
+      continue;
+    }
+    if (event.type !== "recovery.started") continue;
+    const outcome = await verifying.settle(
+      () => matcher.matched >= countBefore(compared, event.seq),
+      stallMs,
+    );
+    if (outcome.difference) return report(outcome.difference);
+    // The events the crashed process wrote that replay could not derive: those of a model call
+    // the crash cut off (its text was never logged whole) are taken from the log.
+    for (const missing of matcher.unmatched(event.seq)) {
+      if (!cutOff.has(stepOf(missing))) return report(firstUnmatched(matcher, event.seq));
+      matcher.skip(missing);
+      await scratch.append(copyOf(missing));
+      taken += 1;
+    }
+    verifying.kill();
+    boundaryIndex += 1;
+    recoveries += 1;
+    verifying = createVerifyingStore({ scratch, matcher, crashAhead });
+    runtime = options.makeRuntime({ store: verifying, provider, intercept });
+    void runtime.resume(continuity).catch(() => {});
+  }
+  const outcome = await verifying.settle(() => matcher.matched >= compared.length, stallMs);
+  if (outcome.difference) return report(outcome.difference);
+  if (outcome.stalled) return report(firstUnmatched(matcher));
+  if (!endsInterrupted) {
+    const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+    if (idle.difference) return report(idle.difference);
+  }
+  return report();
+}
+
+function countBefore(compared: readonly SpoolEvent[], seq: number): number {
+  let count = 0;
+  for (const event of compared) if (event.seq < seq) count += 1;
+  return count;
+}
+
+function firstUnmatched(matcher: LaneMatcher, before?: number): ReplayDifference {
+  const [expected] = matcher.unmatched(before);
+  return expected
+    ? { expected, reason: "replay never derived this event: the run went another way before it" }
+    : { reason: "replay stopped making progress" };
+}
+
+function copyOf(event: SpoolEvent): NewEvent {
+  return {
+    continuity: event.continuity,
+    stream: event.stream,
+    type: event.type,
+    data: event.data,
+    actor: event.actor,
+    origin: event.origin,
+    ts: event.ts,
+    id: event.id,
+  };
+}
+
+/** The step an event belongs to (its step stream, or the step of its task stream). */
+function stepOf(event: SpoolEvent): string {
+  if (event.stream.kind === "step") return event.stream.id;
+  if (event.stream.kind === "task")
+    return event.stream.id.slice(0, event.stream.id.lastIndexOf(":"));
+  return "";
+}
+
+/** Steps whose model call a crash cut off (recovery wrote `step.interrupted` for them). */
+function cutOffSteps(events: readonly SpoolEvent[]): Set<string> {
+  const steps = new Set<string>();
+  for (const event of events) if (event.type === "step.interrupted") steps.add(event.stream.id);
+  return steps;
+}
+
+function hasOpenRun(events: readonly SpoolEvent[]): boolean {
+  const state = foldContinuityState(events);
+  return [...state.threads.values()].some((thread) => thread.openRun !== undefined);
+}
+
+/**
+ * The recorded result of each action attempt: resolves with the logged output, rejects with the
+ * logged error, or (an attempt the log has no end for: a timeout, a cancellation, a crash) never
+ * settles until the call's signal aborts.
+ */
+function recordedOutcomes(events: readonly SpoolEvent[]) {
+  const ends = new Map<string, SpoolEvent>();
+  for (const event of events) {
+    if (!event.type.startsWith("action.")) continue;
+    const data = event.data as { action_id?: string; attempt?: number };
+    if (data.action_id === undefined || data.attempt === undefined) continue;
+    if (!["action.succeeded", "action.failed", "action.retrying"].includes(event.type)) continue;
+    const key =
+      event.stream.kind === "task"
+        ? `task:${event.stream.id}#${data.attempt}`
+        : `${event.stream.id}#${data.action_id}#${data.attempt}`;
+    ends.set(key, event);
+  }
+  return (call: InterceptedCall): Promise<unknown> => {
+    const end =
+      ends.get(`${call.step}#${call.actionId}#${call.attempt}`) ??
+      ends.get(`task:${taskStreamId(call.step, call.actionId)}#${call.attempt}`);
+    if (end?.type === "action.succeeded") {
+      return Promise.resolve((end.data as EventData<"action.succeeded">).output);
+    }
+    if (end) {
+      // Rebuild what was thrown so the scheduler records the same error: a `SpoolError` keeps
+      // its code and `retryable`; anything else was logged as `action.error` without them.
+      const error = (end.data as EventData<"action.failed">).error;
+      return Promise.reject(
+        error.retryable === undefined
+          ? new Error(error.message)
+          : new SpoolError(error.code, error.message, { retryable: error.retryable }),
+      );
+    }
+    return new Promise((_resolve, reject) => {
+      const stop = () =>
+        reject(new SpoolError("action.cancelled", "replay: the attempt was stopped"));
+      if (call.signal.aborted) stop();
+      else call.signal.addEventListener("abort", stop, { once: true });
+    });
+  };
+}

@@ -1,0 +1,69 @@
+import type { StepOutputEvent } from "../actions/index.js";
+import type { Usage } from "../providers/stream-part.js";
+
+/** Why a run stopped before its work was done. */
+export type LimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";
+
+/** How a run ended. */
+export type RunStatus = "completed" | "failed" | "cancelled" | "limit" | "interrupted";
+
+/**
+ * What a running agent tells whoever watches it live (the terminal chat, a test, a server), in
+ * the order it happens. Everything here is also in the log; a notice is a convenience for a
+ * renderer, never the record.
+ *
+ * - `run-started` / `run-ended`: one run handles one turn (or resumes one) on a thread.
+ * - `step-started` / `step-completed`: one model call; `completed` carries the usage the provider
+ *   reported, the spend in USD (when the model's prices are known) and the context pressure
+ *   (input tokens ÷ the model's window, when the window is known).
+ * - `output`: the step's parsed output as it streams: `block-start`/`block-delta`/`block-end`
+ *   with `kind` `thought` or `response` (response text after `$name` substitution), `action`
+ *   when an action closed, `action-event` for its lifecycle (`action.dispatched`,
+ *   `action.started`, `action.succeeded` with `duration_ms`, `action.failed`, `action.skipped`…),
+ *   `step-error` for protocol and scheduling errors.
+ * - `retry`: the provider call is being retried before its first byte.
+ * - `limit`: a limit stopped the run.
+ * - `queued`: a turn arrived while another ran and waits for it.
+ * - `handoff`: the thread was continued in a new one (one quiet line in a chat).
+ */
+export type RunNotice =
+  | { type: "run-started"; continuity: string; thread: string; turn?: string; resumed: boolean }
+  | { type: "step-started"; step: string; index: number; model: string; provider: string }
+  | { type: "output"; step: string; event: StepOutputEvent }
+  | { type: "retry"; step: string; attempt: number; delayMs: number; message: string }
+  | {
+      type: "step-completed";
+      step: string;
+      usage: Usage;
+      /** USD for this step, when the model's prices are known. */
+      costUsd?: number;
+      /** Input tokens ÷ the model's context window, when the window is known. */
+      pressure?: number;
+      /** Totals of the run so far. */
+      totals: RunTotals;
+    }
+  | { type: "limit"; limit: LimitName; value: number; max: number }
+  | { type: "queued"; turn: string; position: number }
+  | { type: "handoff"; from: string; to: string; reason: string }
+  | {
+      type: "run-ended";
+      thread: string;
+      status: RunStatus;
+      /** The final response's text (after substitution), when there was one. */
+      result?: string;
+      error?: { code: string; message: string };
+      totals: RunTotals;
+    };
+
+/** Counters of one run. */
+export interface RunTotals {
+  steps: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** USD, summed over steps whose model has known prices. */
+  costUsd: number;
+  actions: number;
+}
+
+/** Receives run notices. It must not throw; a throwing observer is ignored. */
+export type RunObserver = (notice: RunNotice) => void;

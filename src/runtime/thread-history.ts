@@ -1,0 +1,228 @@
+import type { ActionErrorData, ActionStatus } from "../actions/index.js";
+import type { ContentBlock } from "../providers/assembled-message.js";
+import { clientToolCalls } from "../providers/assembled-message.js";
+import { fromMessageData } from "../providers/message-data.js";
+import type { ProviderMessage, ToolResult } from "../providers/provider.js";
+import type { EventData, SpoolEvent } from "../spec/index.js";
+import { formatActionResults, type ReportedAction, toolResultText } from "./action-results.js";
+
+/** One message of a thread's conversation, with the log position it came from. */
+export interface HistoryMessage {
+  message: ProviderMessage;
+  /** The seq of the event that completed it (a turn, a model message, a loop decision). */
+  seq: number;
+  /** True for a user turn: the recent-window compile starts its window at one. */
+  turn: boolean;
+}
+
+/** What one step left in the log: its model message and its actions' outcomes. */
+interface StepRecord {
+  content?: ContentBlock[];
+  /** Action ids of native tool calls, which go back as `tool` results. */
+  native: Set<string>;
+  actions: Map<string, ReportedAction>;
+  protocolErrors: string[];
+  interrupted: boolean;
+}
+
+/**
+ * The conversation of one thread as a fold over its events: user turns (from `run.started`), each
+ * step's model message (`message.completed`), and, after every `loop.decided: continue`, the
+ * step's action results and errors as the next message. Live runs, resume and replay all build
+ * the model's messages with this fold, so they agree by construction.
+ *
+ * Contract: `apply` takes the continuity's events in seq order (events of other threads are
+ * ignored); `turnText` must know every turn a `run.started` names (feed `turn.added` events
+ * through `apply` first: they are remembered until a run takes them).
+ */
+export class ThreadHistory {
+  readonly thread: string;
+  readonly #messages: HistoryMessage[] = [];
+  readonly #steps = new Map<number, StepRecord>();
+  readonly #turns = new Map<string, string>();
+  readonly #stepPrefix: string;
+  #lastSeq = 0;
+
+  constructor(thread: string) {
+    this.thread = thread;
+    this.#stepPrefix = `${thread}:`;
+  }
+
+  /** The seq of the last event applied. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** The messages so far, oldest first. */
+  messages(): readonly HistoryMessage[] {
+    return this.#messages;
+  }
+
+  /** Applies one event of the continuity. */
+  apply(event: SpoolEvent): void {
+    this.#lastSeq = Math.max(this.#lastSeq, event.seq);
+    const { stream } = event;
+    if (event.type === "turn.added" && stream.kind === "continuity") {
+      this.#turns.set(event.id, (event.data as EventData<"turn.added">).text);
+      return;
+    }
+    if (stream.kind === "thread" && stream.id === this.thread) {
+      this.#applyThread(event);
+      return;
+    }
+    if (stream.kind === "step" && stream.id.startsWith(this.#stepPrefix)) {
+      const index = Number(stream.id.slice(this.#stepPrefix.length));
+      if (Number.isInteger(index) && index >= 0) this.#applyStep(this.#step(index), event);
+    }
+  }
+
+  #applyThread(event: SpoolEvent): void {
+    if (event.type === "run.started") {
+      const data = event.data as EventData<"run.started">;
+      const turn = data.turn;
+      const text = turn === undefined ? data.input : this.#turns.get(turn);
+      if (turn !== undefined) this.#turns.delete(turn);
+      if (text !== undefined) {
+        this.#messages.push({
+          message: { role: "user", content: text },
+          seq: event.seq,
+          turn: true,
+        });
+      }
+    } else if (event.type === "loop.decided") {
+      const data = event.data as EventData<"loop.decided">;
+      if (data.decision !== "continue") return;
+      const index = Number(data.step.slice(this.#stepPrefix.length));
+      const record = this.#steps.get(index);
+      for (const message of resultMessages(record)) {
+        this.#messages.push({ message, seq: event.seq, turn: false });
+      }
+      this.#steps.delete(index);
+    }
+  }
+
+  #applyStep(record: StepRecord, event: SpoolEvent): void {
+    switch (event.type) {
+      case "message.completed": {
+        const message = fromMessageData(event.data as EventData<"message.completed">);
+        record.content = message.content;
+        for (const call of clientToolCalls(message)) record.native.add(call.id);
+        const content = message.content.filter((block) => block.type !== "provider");
+        if (content.length > 0) {
+          this.#messages.push({
+            message: { role: "assistant", content: simplify(content) },
+            seq: event.seq,
+            turn: false,
+          });
+        }
+        return;
+      }
+      case "step.interrupted":
+        record.interrupted = true;
+        return;
+      case "protocol.error":
+        record.protocolErrors.push((event.data as EventData<"protocol.error">).message);
+        return;
+      case "action.dispatched": {
+        const data = event.data as EventData<"action.dispatched">;
+        record.actions.set(data.action_id, {
+          id: data.action_id,
+          type: data.type,
+          name: data.name,
+          status: "pending",
+        });
+        return;
+      }
+      default:
+        if (event.type.startsWith("action.")) applyOutcome(record, event);
+    }
+  }
+
+  #step(index: number): StepRecord {
+    let record = this.#steps.get(index);
+    if (!record) {
+      record = { native: new Set(), actions: new Map(), protocolErrors: [], interrupted: false };
+      this.#steps.set(index, record);
+    }
+    return record;
+  }
+}
+
+const TERMINAL: Record<string, ActionStatus | "interrupted"> = {
+  "action.succeeded": "succeeded",
+  "action.failed": "failed",
+  "action.timed-out": "timed-out",
+  "action.skipped": "skipped",
+  "action.cancelled": "cancelled",
+  "action.interrupted": "interrupted",
+};
+
+function applyOutcome(record: StepRecord, event: SpoolEvent): void {
+  const status = TERMINAL[event.type];
+  if (status === undefined) return;
+  const data = event.data as { action_id: string } & Record<string, unknown>;
+  if (event.type === "action.timed-out" && data.will_retry === true) return;
+  const known = record.actions.get(data.action_id);
+  const action: ReportedAction = known ?? {
+    id: data.action_id,
+    type: "tool",
+    name: typeof data.name === "string" ? data.name : "?",
+    status,
+  };
+  // A re-run after an interruption ends with its own terminal event: the last one wins.
+  action.status = status;
+  if (event.type === "action.succeeded") action.output = data.output;
+  if (event.type === "action.failed") action.error = data.error as ActionErrorData;
+  if (event.type === "action.timed-out") {
+    action.error = { code: "action.timed-out", message: `timed out after ${data.timeout_ms} ms` };
+  }
+  if (event.type === "action.skipped") {
+    action.message = String(data.message);
+    if (data.error !== undefined) action.error = data.error as ActionErrorData;
+  }
+  if (event.type === "action.cancelled" || event.type === "action.interrupted") {
+    action.message = String(data.reason);
+  }
+  record.actions.set(action.id, action);
+}
+
+/** The messages that report a step's results: `tool` results for native calls, then text. */
+function resultMessages(record: StepRecord | undefined): ProviderMessage[] {
+  if (!record) return [{ role: "user", content: formatActionResults([], [], false) }];
+  const results: ToolResult[] = [];
+  const reported: ReportedAction[] = [];
+  for (const action of record.actions.values()) {
+    if (record.native.has(action.id)) {
+      results.push({
+        toolCallId: action.id,
+        name: action.name,
+        output: toolResultText(action),
+        isError: action.status !== "succeeded",
+      });
+    } else {
+      reported.push(action);
+    }
+  }
+  // A native call that never reached the scheduler still needs its result.
+  for (const id of record.native) {
+    if (!record.actions.has(id)) {
+      results.push({ toolCallId: id, output: "not run: the step ended first", isError: true });
+    }
+  }
+  const messages: ProviderMessage[] = [];
+  if (results.length > 0) messages.push({ role: "tool", results });
+  if (reported.length > 0 || record.protocolErrors.length > 0 || results.length === 0) {
+    messages.push({
+      role: "user",
+      content: formatActionResults(reported, record.protocolErrors, record.interrupted),
+    });
+  }
+  return messages;
+}
+
+/** A message of text blocks only is sent as a string (smaller, and every adapter takes it). */
+function simplify(content: ContentBlock[]): string | ContentBlock[] {
+  return content.every((block) => block.type === "text")
+    ? content.map((block) => (block as { text: string }).text).join("")
+    : content;
+}

@@ -1,0 +1,136 @@
+import type { EventStore } from "../log/index.js";
+import type { AnyNewEvent, NewEvent, SpoolEvent, StreamRef } from "../spec/index.js";
+import { isCompared, type LaneMatcher, type ReplayDifference } from "./replay-compare.js";
+
+/** How waiting for a condition ended. */
+export interface SettleOutcome {
+  difference?: ReplayDifference;
+  /** Nothing was appended for the stall time and the condition did not hold. */
+  stalled?: boolean;
+}
+
+/** The store a replayed runtime writes to: it checks each event against the log first. */
+export interface VerifyingStore extends EventStore {
+  /**
+   * Waits until `condition` holds (checked after every append), `done` settles, a difference is
+   * found, or nothing is appended for `stallMs`.
+   */
+  settle(
+    condition: (() => boolean) | undefined,
+    stallMs: number,
+    done?: Promise<unknown>,
+  ): Promise<SettleOutcome>;
+  /** Re-enacts a crash: from now on no append of this store ever completes. */
+  kill(): void;
+}
+
+/** Options of `createVerifyingStore`. */
+export interface VerifyingStoreOptions {
+  /** Where matched events are written. */
+  scratch: EventStore;
+  matcher: LaneMatcher;
+  /**
+   * True while the log shows a crash ahead: an event the log lacks may be one the crashed
+   * process never got to write, so it is held back (never written) rather than a difference.
+   */
+  crashAhead(): boolean;
+}
+
+const NEVER = new Promise<never>(() => {});
+
+/**
+ * An `EventStore` over a scratch store that matches every compared event a replayed runtime
+ * appends against the logged one before writing it. A difference freezes the store (appends
+ * never complete, so the replayed run stops where it went another way) and is reported to
+ * whoever waits in `settle`.
+ */
+export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingStore {
+  const { scratch, matcher } = options;
+  let killed = false;
+  let difference: ReplayDifference | undefined;
+  let wake: (() => void) | undefined;
+  const poke = () => wake?.();
+
+  const check = (event: AnyNewEvent | NewEvent): boolean => {
+    if (killed || difference) return false;
+    const derived = {
+      type: event.type,
+      stream: event.stream ?? ({ kind: "continuity", id: event.continuity } as StreamRef),
+      data: event.data,
+    };
+    if (!isCompared(derived)) return true;
+    const found = matcher.offer(derived);
+    if (!found) return true;
+    if (options.crashAhead() && found.expected === undefined) return false;
+    if (options.crashAhead() && found.expected !== undefined) {
+      // The lane expected something else: with a crash ahead this may still be an event the
+      // crashed process never wrote; it becomes a difference only if the run stalls short.
+      return false;
+    }
+    difference = found;
+    return false;
+  };
+
+  const store: VerifyingStore = {
+    kind: scratch.kind,
+    location: scratch.location,
+    artifacts: scratch.artifacts,
+    append(event) {
+      const ok = check(event);
+      poke();
+      return ok ? scratch.append(event).finally(poke) : NEVER;
+    },
+    appendBatch(events) {
+      for (const event of events) {
+        if (!check(event)) {
+          poke();
+          return NEVER;
+        }
+      }
+      poke();
+      return scratch.appendBatch(events).finally(poke);
+    },
+    flush: () => (killed ? NEVER : scratch.flush()),
+    read: (query) => scratch.read(query),
+    fold: (query, projection) => scratch.fold(query, projection),
+    subscribe: (subscribeOptions) => scratch.subscribe(subscribeOptions),
+    head: () => scratch.head(),
+    continuities: () => scratch.continuities(),
+    continuity: (id) => scratch.continuity(id),
+    close: async () => {},
+    kill() {
+      killed = true;
+    },
+    settle(condition, stallMs, done) {
+      return new Promise<SettleOutcome>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        const finish = (outcome: SettleOutcome) => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve(outcome);
+        };
+        const test = () => {
+          if (difference) return finish({ difference });
+          if (condition?.()) return finish({});
+          clearTimeout(timer);
+          timer = setTimeout(
+            () => finish(difference ? { difference } : { stalled: true }),
+            stallMs,
+          );
+        };
+        wake = test;
+        done?.then(
+          () => finish(difference ? { difference } : {}),
+          () => finish(difference ? { difference } : {}),
+        );
+        test();
+      });
+    },
+  };
+  return store;
+}
+
+/** For tests and tools: the events of `events` replay compares. */
+export function comparedEvents(events: readonly SpoolEvent[]): SpoolEvent[] {
+  return events.filter(isCompared);
+}
