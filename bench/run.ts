@@ -1,10 +1,12 @@
 /**
- * `npm run bench [-- log|protocol|providers …]`: Spool's event log on SQLite and PostgreSQL, each figure
- * beside the engine's own ceiling, and the streaming protocol (parser throughput, dispatch
- * latency, the Vercel AI SDK on the same stream), each beside its baseline, all measured in the
- * same run. Prints markdown tables and writes them to `bench/results/latest.md`. Arguments pick
- * groups (default: all). `BENCH_RUNS` (default 3) sets the repetitions whose median is shown;
- * `BENCH_EVENTS` scales the log's sizes down (see `readConfig`).
+ * `npm run bench [-- log|protocol|providers|runtime …]`: Spool's event log on SQLite and
+ * PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
+ * throughput, dispatch latency, the Vercel AI SDK on the same stream) and the agent runtime (its
+ * overhead per step and action, its step latency beside the AI SDK's agent), each beside its
+ * baseline, all measured in the same run. Prints markdown tables and writes them to
+ * `bench/results/latest.md`. Arguments pick groups (default: all). `BENCH_RUNS` (default 3) sets
+ * the repetitions whose median is shown; `BENCH_EVENTS` scales the log's sizes down (see
+ * `readConfig`).
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -18,6 +20,8 @@ import { measureDispatchLatency } from "./protocol/dispatch-latency.js";
 import { measureParserThroughput } from "./protocol/parser-throughput.js";
 import { measureProviderStreams } from "./providers/stream-throughput.js";
 import { type EngineSection, renderSection } from "./report.js";
+import { measureRuntimeOverhead } from "./runtime/runtime-overhead.js";
+import { measureStepLatency } from "./runtime/step-latency.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 
 const started = performance.now();
@@ -72,7 +76,7 @@ function section(
   });
 }
 
-const GROUPS = ["log", "protocol", "providers"] as const;
+const GROUPS = ["log", "protocol", "providers", "runtime"] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The groups named on the command line (all when none). */
@@ -119,6 +123,14 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Provider streams vs Vercel AI SDK", () =>
         measureProviderStreams(config.runs, progress),
+      ),
+    );
+  }
+  if (groups.has("runtime")) {
+    sections.push(
+      await guarded("Agent runtime overhead", () => measureRuntimeOverhead(config.runs, progress)),
+      await guarded("Agent step latency vs Vercel AI SDK", () =>
+        measureStepLatency(config.runs, progress),
       ),
     );
   }
