@@ -318,7 +318,7 @@ describe("built-in items", () => {
     expect(assistant.body).toContain("<action");
     expect(assistant.body).toContain('<response final="true">');
     const demo = items.directive("demo");
-    expect(demo.permissions.tool).toEqual([]);
+    expect(demo.permissions.tool).toEqual(["fs.list", "fs.read", "fs.search", "clock.now"]);
     expect(demo.inputs[0]).toMatchObject({ name: "topic", default: "Spool" });
     const config = items.config();
     expect(config.models.fast.anthropic).toBe("claude-haiku-4-5");

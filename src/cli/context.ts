@@ -7,6 +7,7 @@ import {
   sqlitePaths,
 } from "../log/index.js";
 import { identifier, SpoolError } from "../spec/index.js";
+import type { SignalSource } from "./chat/index.js";
 import { type CliOutput, colorEnabled, createStyle, outputWidth, type Style } from "./format.js";
 import { redactSecrets, shellQuote } from "./redact.js";
 
@@ -21,6 +22,14 @@ export interface CliIo {
   signal?: AbortSignal;
   /** What commands read as standard input (`protocol parse -`); default: the process's stdin. */
   stdin?: AsyncIterable<string | Uint8Array>;
+  /**
+   * The terminal `spool chat` reads turns from (a TTY or a pipe), and where Ctrl-C arrives as a
+   * signal when stdin is not a terminal. Default: the process's stdin.
+   */
+  terminal?: {
+    input: NodeJS.ReadableStream & { isTTY?: boolean };
+    signals?: SignalSource;
+  };
 }
 
 /** What every command gets: its io, styles for both streams and the usable line width. */

@@ -1,12 +1,19 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, EventValidationError, SpoolError, StoreError } from "../spec/index.js";
+import { chatCommand } from "./commands/chat.js";
 import { createContinuity, listContinuities } from "./commands/continuities.js";
+import { itemsCommand } from "./commands/items.js";
 import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
+import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
+import { runCommand } from "./commands/run.js";
+import { signCommand } from "./commands/sign.js";
+import { tailCommand } from "./commands/tail.js";
+import { threadsCommand } from "./commands/threads.js";
 import { transcriptCommand } from "./commands/transcript.js";
 import { turnAdd } from "./commands/turn-add.js";
 import { verifyCommand } from "./commands/verify.js";
@@ -32,6 +39,14 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   transcript: { "": transcriptCommand },
   keys: { init: keysInit },
   verify: { "": verifyCommand },
+  chat: { "": chatCommand },
+  run: { "": runCommand },
+  resume: { "": resumeCommand },
+  replay: { "": replayCommand },
+  items: { "": itemsCommand },
+  sign: { "": signCommand },
+  tail: { "": tailCommand },
+  threads: { "": threadsCommand },
 };
 
 /**
@@ -165,5 +180,11 @@ function processIo(): CliIo {
       process.exit(EXIT.failed);
     });
   }
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    terminal: { input: process.stdin, signals: process },
+  };
 }

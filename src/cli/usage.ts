@@ -1,4 +1,11 @@
+import { CHAT_USAGE } from "./commands/chat.js";
+import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
+import { RUN_USAGE } from "./commands/run.js";
+import { SIGN_USAGE } from "./commands/sign.js";
+import { TAIL_USAGE } from "./commands/tail.js";
+import { THREADS_USAGE } from "./commands/threads.js";
 import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
 import { VERIFY_USAGE } from "./commands/verify.js";
 
@@ -39,9 +46,18 @@ function help(
 
 const TOP = `Usage: spool <command> [options]
 
-Spool's continuity log: one chat forever, stored as an append-only, hash-chained event log.
+Spool: a runtime for long-lived agents. One chat forever, every step in an append-only,
+hash-chained event log that survives crashes and replays exactly.
 
 Commands:
+  chat                          Chat with an agent (the main job; a demo without a provider key)
+  run <directive>               Run a directive once and exit with its status
+  resume [continuity]           Continue runs a crash interrupted
+  replay <continuity>           Re-derive a continuity from its log; --verify checks it
+  tail [continuity]             Follow a continuity live as a conversation
+  threads [continuity]          List a continuity's threads: status, runs, tokens
+  items                         List directives, agents and configs, and where each resolves from
+  sign <file>                   Sign an item file (directive, agent, config)
   continuities                  List continuities
   continuities create           Start a new continuity
   turn add <continuity> <text…> Add a turn to a continuity
@@ -64,6 +80,9 @@ Exit codes: 0 ok, 1 not found or verification failed, 2 usage or configuration e
 Set SPOOL_DEBUG=1 to print stack traces; set NO_COLOR=1 to turn colour off.
 
 Examples:
+  spool chat
+  spool run demo
+  spool replay chat --verify
   spool continuities create --title "Home"
   spool turn add 01JC3V7Q8ZK2N5W4X6Y8A0B1C2 "remind me to water the plants"
   spool log tail --follow --db postgres://spool@localhost/spool
@@ -168,6 +187,14 @@ Run \`spool protocol parse --help\` for its options.
   keys: KEYS_USAGE,
   "keys init": KEYS_INIT_USAGE,
   verify: VERIFY_USAGE,
+  chat: CHAT_USAGE,
+  run: RUN_USAGE,
+  resume: RESUME_USAGE,
+  replay: REPLAY_USAGE,
+  items: ITEMS_USAGE,
+  sign: SIGN_USAGE,
+  tail: TAIL_USAGE,
+  threads: THREADS_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]

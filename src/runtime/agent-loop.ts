@@ -177,7 +177,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       provider: options.provider,
       request: window.request,
       executors: options.executors,
-      variables: createVariableStore(),
+      variables: createVariableStore({ initial: options.history.variables() }),
       estimator: options.estimator,
       ...(options.signer ? { signer: options.signer } : {}),
       ...(observer ? { observer } : {}),

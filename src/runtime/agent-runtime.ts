@@ -7,6 +7,7 @@ import {
   createInternalExecutor,
   createToolExecutor,
   createToolRegistry,
+  type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
@@ -52,8 +53,12 @@ export interface AgentRuntimeOptions {
   fastModel?: string;
   /** More executors (relic, workflow), gated by the running directive's permissions. */
   executors?: readonly (ActionExecutor | CheckedActionExecutor)[];
+  /** Executors made per step (a workflow's graph stream is named after its step), gated alike. */
+  stepExecutors?: (scope: StepScope) => readonly (ActionExecutor | CheckedActionExecutor)[];
   /** Internal actions beyond the variable ones. */
   internalActions?: readonly AnyInternalAction[];
+  /** Which internal actions the agent may use (an agent manifest's `internal_actions`). */
+  internalActionsPolicy?: InternalActionsPolicy;
   catalogue?: ModelCatalogue;
   estimator?: TokenEstimator;
   signer?: CheckpointSigner;
@@ -188,10 +193,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     ];
     return (scope: StepScope) => [
       ...(options.intercept ? fixed.map((executor) => intercepted(executor, scope.step)) : fixed),
+      ...(options.stepExecutors?.(scope) ?? []).map((executor) =>
+        options.intercept ? intercepted(gate(executor), scope.step) : gate(executor),
+      ),
       createInternalExecutor({
         actions: [...internalVariableActions(), ...(options.internalActions ?? [])],
         variables: scope.variables,
         log: scope.log,
+        ...(options.internalActionsPolicy ? { policy: options.internalActionsPolicy } : {}),
       }),
       gate(
         createAgentExecutor({

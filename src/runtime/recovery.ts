@@ -96,8 +96,16 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
   const { store, continuity, thread } = options;
   const prefix = `${thread}:`;
   const steps = new Map<number, StepFacts>();
+  // Where the open run began: a crash before its first step leaves no step to go on from, and
+  // the run must then go on at the run's own first step, not at 0 (which would reuse the ids of
+  // the thread's earlier steps).
+  let firstStep = 0;
   for await (const event of store.read({ continuity, after: options.since - 1 })) {
     const id = event.stream.id;
+    if (event.seq === options.since && event.type === "run.started") {
+      firstStep = (event.data as EventData<"run.started">).next_step;
+      continue;
+    }
     if (event.stream.kind === "thread" && id === thread && event.type === "loop.decided") {
       const data = event.data as EventData<"loop.decided">;
       const facts = steps.get(Number(data.step.slice(prefix.length)));
@@ -118,7 +126,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
     noteEvent(facts, event);
   }
   const last = [...steps.values()].sort((a, b) => a.index - b.index).at(-1);
-  if (!last) return { next: "continue", nextStep: 0, interrupted: [], rerun: [] };
+  if (!last) return { next: "continue", nextStep: firstStep, interrupted: [], rerun: [] };
   const nextStep = last.index + 1;
   if (last.decided !== undefined) {
     return last.decided === "continue"

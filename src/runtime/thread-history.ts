@@ -40,6 +40,7 @@ export class ThreadHistory {
   readonly #messages: HistoryMessage[] = [];
   readonly #steps = new Map<number, StepRecord>();
   readonly #turns = new Map<string, string>();
+  readonly #variables = new Map<string, unknown>();
   readonly #stepPrefix: string;
   #lastSeq = 0;
 
@@ -51,6 +52,14 @@ export class ThreadHistory {
   /** The seq of the last event applied. */
   get lastSeq(): number {
     return this.#lastSeq;
+  }
+
+  /**
+   * The thread's `$variables` so far: every `variable.set` (an `output_key`, `set_variable`) and
+   * `variable.deleted` of its steps, so a later step (or a resumed run) sees earlier results.
+   */
+  variables(): Record<string, unknown> {
+    return Object.fromEntries(this.#variables);
   }
 
   /** The messages so far, oldest first. */
@@ -103,6 +112,14 @@ export class ThreadHistory {
 
   #applyStep(record: StepRecord, event: SpoolEvent): void {
     switch (event.type) {
+      case "variable.set": {
+        const data = event.data as EventData<"variable.set">;
+        this.#variables.set(data.name, data.value);
+        return;
+      }
+      case "variable.deleted":
+        this.#variables.delete((event.data as EventData<"variable.deleted">).name);
+        return;
       case "message.completed": {
         const message = fromMessageData(event.data as EventData<"message.completed">);
         record.content = message.content;

@@ -1,0 +1,103 @@
+import type { EventStore } from "../../log/index.js";
+import {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  type AssembledAgent,
+  type AssembleOptions,
+  assembleAgent,
+  createAgentRuntime,
+  foldContinuityState,
+  type RunObserver,
+} from "../../runtime/index.js";
+import type { SpoolEvent } from "../../spec/index.js";
+import { loadSigner, resolveKeysDir } from "../../transcript/index.js";
+import type { CommandContext } from "../context.js";
+import { defaultActor } from "./continuities.js";
+
+/** A runtime over one continuity, assembled from the item spaces and the environment. */
+export interface AgentSession {
+  runtime: AgentRuntime;
+  assembled: AssembledAgent;
+  /** Stops the runtime (cancelling what runs) and the relics; the store stays open. */
+  close(): Promise<void>;
+}
+
+/** Options of `openAgentSession`. */
+export interface AgentSessionOptions
+  extends Omit<AssembleOptions, "workspace" | "store" | "continuity" | "env"> {
+  observer?: RunObserver;
+  /** Replay's recorded results (see `AgentRuntimeOptions.intercept`). */
+  intercept?: AgentRuntimeOptions["intercept"];
+}
+
+/** Assembles the agent for `continuity` and starts a runtime for it. */
+export function openAgentSession(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  options: AgentSessionOptions = {},
+): AgentSession {
+  const { observer, intercept, ...assemble } = options;
+  const assembled = assembleAgent({
+    ...assemble,
+    workspace: ctx.io.cwd,
+    store,
+    continuity,
+    env: ctx.io.env,
+  });
+  // Steps are signed when the workspace has a key (`spool keys init`).
+  const signer = loadSigner(resolveKeysDir({ cwd: ctx.io.cwd, env: ctx.io.env }));
+  const runtime = createAgentRuntime({
+    store,
+    ...assembled.options,
+    ...(signer ? { signer } : {}),
+    ...(observer ? { observer } : {}),
+    ...(intercept ? { intercept } : {}),
+  });
+  return {
+    runtime,
+    assembled,
+    async close() {
+      await runtime.close();
+      await assembled.close();
+    },
+  };
+}
+
+/** Makes sure `continuity` exists, appending `continuity.created` when it does not. */
+export async function ensureContinuity(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  title: string,
+  kind: string,
+): Promise<boolean> {
+  if (await store.continuity(continuity)) return false;
+  await store.append({
+    continuity,
+    type: "continuity.created",
+    actor: defaultActor(ctx),
+    origin: "cli",
+    data: { title, workspace: ctx.io.cwd, labels: { kind } },
+  });
+  return true;
+}
+
+/** The directive (and model) the continuity's foreground thread runs, when it has one. */
+export async function foregroundDirective(
+  store: EventStore,
+  continuity: string,
+): Promise<{ directive: string; model?: string } | undefined> {
+  const events: SpoolEvent[] = [];
+  for await (const event of store.read({ continuity, types: ["thread.started"] })) {
+    events.push(event);
+  }
+  const state = foldContinuityState(events);
+  const thread = state.foreground ? state.threads.get(state.foreground) : undefined;
+  return thread
+    ? {
+        directive: thread.directive,
+        ...(thread.model !== undefined ? { model: thread.model } : {}),
+      }
+    : undefined;
+}

@@ -1,0 +1,306 @@
+import {
+  createProtocolParser,
+  type ProtocolEvent,
+  type ProtocolParser,
+} from "../../protocol/index.js";
+import type { EventData, SpoolEvent } from "../../spec/index.js";
+import { oneLine, type Style, truncate } from "../format.js";
+import { shortThreadId } from "./thread-rows.js";
+
+/** Options of `ConversationView`. */
+export interface ConversationViewOptions {
+  style: Style;
+  /** Columns a one-line entry (an action, a usage line) may take; streamed text wraps instead. */
+  width: number;
+  /** Where the view writes; receives partial lines while model text streams. */
+  write(chunk: string): void;
+}
+
+/** A model step being shown: its protocol parser and the text already fed to it. */
+interface StepView {
+  parser: ProtocolParser;
+  /** The `text:*` delta text seen so far, in order: what the message's text must start with. */
+  streamed: string;
+  ended: boolean;
+  /** Where its text starts: two spaces per level of child thread. */
+  indent: string;
+}
+
+const INDENT = "  ";
+
+/**
+ * Renders a continuity's events as a conversation: turns, the model's thoughts (dim) and
+ * responses (plain) as they stream, one line per action and its outcome, and quiet lines for
+ * usage, limits, recovery, continuations and runs that did not complete. Child threads are
+ * indented by their depth.
+ *
+ * Model text comes from `token.delta` events of `text:*` blocks, parsed with one protocol parser
+ * per step; a step's `message.completed` supplies whatever its deltas did not (all of it when
+ * they were dropped), so no text is shown twice. Control characters in logged text are removed
+ * before anything reaches the terminal. Events it does not show are ignored; it never throws on
+ * a well-formed event.
+ */
+export class ConversationView {
+  private readonly steps = new Map<string, StepView>();
+  private readonly actions = new Map<string, string>();
+  private readonly depths = new Map<string, number>();
+  private atLineStart = true;
+  /** The block text is streaming into; another block or a whole line starts a new line. */
+  private streamKey: string | undefined;
+  /** Trailing whitespace of the streaming block, written only if more text follows. */
+  private pending = "";
+  private blockHasText = false;
+
+  constructor(private readonly options: ConversationViewOptions) {}
+
+  /** Shows one event (in seq order). */
+  push(event: SpoolEvent): void {
+    const { style } = this.options;
+    const data = event.data as Record<string, unknown>;
+    const textIndent = this.indentOf(event.stream.id);
+    const indent = textIndent + INDENT;
+    switch (event.type) {
+      case "turn.added": {
+        const text = (data as EventData<"turn.added">).text;
+        const body = cleanText(text).trim().split("\n").join(`\n${INDENT}`);
+        this.line(`${style.cyan("›")} ${style.bold(cleanText(event.actor ?? "?"))}: ${body}`, "");
+        return;
+      }
+      case "turn.queued": {
+        const { position } = data as EventData<"turn.queued">;
+        this.note(`… queued (position ${position})`, indent);
+        return;
+      }
+      case "thread.started": {
+        const { parent } = data as EventData<"thread.started">;
+        if (parent) this.depths.set(event.stream.id, parent.depth);
+        return;
+      }
+      case "token.delta": {
+        const delta = data as EventData<"token.delta">;
+        if (!delta.block.startsWith("text:")) return;
+        const step = this.step(event.stream.id, textIndent);
+        if (step.ended) return;
+        step.streamed += delta.text;
+        this.parsed(event.stream.id, step, step.parser.push(delta.text));
+        return;
+      }
+      case "message.completed": {
+        const step = this.step(event.stream.id, textIndent);
+        if (step.ended) return;
+        const { content } = data as EventData<"message.completed">;
+        let text = "";
+        for (const block of content) if (block.type === "text") text += block.text;
+        // Whatever the deltas did not carry (all of it when they were dropped); a message that
+        // disagrees with what streamed is not shown again.
+        if (text.startsWith(step.streamed)) {
+          this.parsed(event.stream.id, step, step.parser.push(text.slice(step.streamed.length)));
+        }
+        this.endStep(event.stream.id, step);
+        return;
+      }
+      case "message.failed":
+        this.endStepIfOpen(event.stream.id);
+        return;
+      case "step.interrupted":
+        this.endStepIfOpen(event.stream.id);
+        this.line(
+          `${style.yellow("⚠")} ${style.dim(`step interrupted: ${(data as EventData<"step.interrupted">).reason}`)}`,
+          indent,
+        );
+        return;
+      case "step.completed": {
+        if (data.kind !== "model") return;
+        this.endStepIfOpen(event.stream.id);
+        const { usage } = data as Extract<EventData<"step.completed">, { kind: "model" }>;
+        this.note(`↳ ${count(usage.input_tokens)} in · ${count(usage.output_tokens)} out`, indent);
+        return;
+      }
+      case "limit.reached": {
+        const limit = data as EventData<"limit.reached">;
+        this.note(`limit reached: ${limit.limit} ${limit.value}/${limit.max}`, indent);
+        return;
+      }
+      case "recovery.started":
+        this.line(style.dim("— recovered after a restart —"), "");
+        return;
+      case "thread.continued": {
+        const continued = data as EventData<"thread.continued">;
+        const into = shortThreadId(continued.continuation);
+        this.note(`↪ continued in ${into}: ${continued.reason}`, indent);
+        return;
+      }
+      case "run.completed": {
+        const run = data as EventData<"run.completed">;
+        if (run.status === "completed") return;
+        const paint = run.status === "failed" ? style.red : style.yellow;
+        const why = run.error ? `: ${run.error.message}` : "";
+        this.note(`run ${run.status}${why}`, indent, paint);
+        return;
+      }
+      default:
+        if (event.type.startsWith("action.")) this.action(event, indent);
+    }
+  }
+
+  /** Ends a line left open by streaming text; call before stopping. */
+  finish(): void {
+    this.endLine();
+  }
+
+  private action(event: SpoolEvent, indent: string): void {
+    const { style } = this.options;
+    const data = event.data as { action_id: string } & Record<string, unknown>;
+    const key = `${event.stream.kind}:${event.stream.id}#${data.action_id}`;
+    const name = this.actions.get(key) ?? data.action_id;
+    switch (event.type) {
+      case "action.dispatched": {
+        const action = data as unknown as EventData<"action.dispatched">;
+        this.actions.set(key, action.name);
+        const parameters = JSON.stringify(action.parameters) ?? "";
+        this.entry(style.cyan("▸"), `${action.type} ${action.name} ${parameters}`, indent);
+        return;
+      }
+      case "action.succeeded": {
+        const { duration_ms } = data as unknown as EventData<"action.succeeded">;
+        this.entry(style.green("✓"), `${name} ${Math.round(duration_ms)} ms`, indent);
+        return;
+      }
+      case "action.failed": {
+        const { error } = data as unknown as EventData<"action.failed">;
+        this.entry(style.red("✗"), `${name} — ${error.message}`, indent);
+        return;
+      }
+      case "action.timed-out": {
+        const timeout = data as unknown as EventData<"action.timed-out">;
+        const text = `${name} — timed out after ${count(timeout.timeout_ms)} ms`;
+        if (timeout.will_retry) this.entry(style.yellow("↻"), `${text}, retrying`, indent);
+        else this.entry(style.red("✗"), text, indent);
+        return;
+      }
+      case "action.retrying": {
+        const retry = data as unknown as EventData<"action.retrying">;
+        const text = `${name} retrying in ${count(retry.delay_ms)} ms — ${retry.error.message}`;
+        this.entry(style.yellow("↻"), text, indent);
+        return;
+      }
+      case "action.skipped": {
+        const skipped = data as unknown as EventData<"action.skipped">;
+        this.entry(style.yellow("↷"), `skipped: ${skipped.reason} — ${skipped.message}`, indent);
+        return;
+      }
+      case "action.cancelled": {
+        const { reason } = data as unknown as EventData<"action.cancelled">;
+        this.entry(style.red("✗"), `${name} — cancelled: ${reason}`, indent);
+        return;
+      }
+      case "action.interrupted": {
+        const interrupted = data as unknown as EventData<"action.interrupted">;
+        const rerun = interrupted.rerun ? "re-run" : "not re-run";
+        this.entry(style.yellow("⚠"), `${interrupted.name} interrupted (${rerun})`, indent);
+        return;
+      }
+    }
+  }
+
+  /** A quiet one-line note (dim unless `paint` says otherwise), cut to the width. */
+  private note(text: string, indent: string, paint = this.options.style.dim): void {
+    const room = Math.max(10, this.options.width - indent.length);
+    this.line(paint(truncate(oneLine(text), room)), indent);
+  }
+
+  /** A one-line entry: a coloured glyph and text cut to the width. */
+  private entry(glyph: string, text: string, indent: string): void {
+    const room = Math.max(10, this.options.width - indent.length - 2);
+    this.line(`${glyph} ${truncate(oneLine(text), room)}`, indent);
+  }
+
+  private step(stream: string, indent: string): StepView {
+    let step = this.steps.get(stream);
+    if (!step) {
+      step = { parser: createProtocolParser(), streamed: "", ended: false, indent };
+      this.steps.set(stream, step);
+    }
+    return step;
+  }
+
+  private endStepIfOpen(stream: string): void {
+    const step = this.steps.get(stream);
+    if (step && !step.ended) this.endStep(stream, step);
+  }
+
+  private endStep(stream: string, step: StepView): void {
+    step.ended = true;
+    this.parsed(stream, step, step.parser.end());
+    if (this.streamKey?.startsWith(`${stream}/`)) this.endLine();
+  }
+
+  private parsed(stream: string, step: StepView, events: readonly ProtocolEvent[]): void {
+    for (const event of events) {
+      if (event.type === "block-end") {
+        if (this.streamKey === `${stream}/${event.block}`) this.endLine();
+      } else if (event.type === "block-delta" && event.kind !== "feed") {
+        const paint = event.kind === "thought" ? this.options.style.dim : (text: string) => text;
+        this.stream(`${stream}/${event.block}`, event.text, paint, step.indent);
+      }
+    }
+  }
+
+  /** Streams block text: leading whitespace of the block and trailing whitespace are dropped. */
+  private stream(key: string, text: string, paint: (text: string) => string, indent: string) {
+    if (this.streamKey !== key) {
+      this.endLine();
+      this.streamKey = key;
+      this.blockHasText = false;
+    }
+    let chunk = this.pending + cleanText(text);
+    if (!this.blockHasText) chunk = chunk.replace(/^\s+/, "");
+    const body = chunk.replace(/\s+$/, "");
+    this.pending = chunk.slice(body.length);
+    if (body === "") return;
+    this.blockHasText = true;
+    const { write } = this.options;
+    body.split("\n").forEach((piece, index) => {
+      if (index > 0) {
+        write("\n");
+        this.atLineStart = true;
+      }
+      if (piece === "") return;
+      if (this.atLineStart) write(indent);
+      this.atLineStart = false;
+      write(paint(piece));
+    });
+  }
+
+  private line(text: string, indent: string): void {
+    this.endLine();
+    this.options.write(`${indent}${text}\n`);
+  }
+
+  private endLine(): void {
+    if (!this.atLineStart) this.options.write("\n");
+    this.atLineStart = true;
+    this.streamKey = undefined;
+    this.pending = "";
+  }
+
+  /** Two spaces per level of child thread, for events on a thread or one of its steps. */
+  private indentOf(stream: string): string {
+    const depth =
+      this.depths.get(stream) ?? this.depths.get(stream.slice(0, stream.lastIndexOf(":")));
+    return INDENT.repeat(depth ?? 0);
+  }
+}
+
+/** `1,204`: a whole number with thousands separators. */
+function count(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text safe to write to a terminal: newlines and tabs kept, other control characters removed. */
+function cleanText(text: string): string {
+  return text.replace(/\r\n?/g, "\n").replace(UNSAFE, "");
+}

@@ -1,0 +1,155 @@
+import { replayContinuity } from "../../runtime/index.js";
+import type { SpoolEvent } from "../../spec/index.js";
+import { createChatRenderer } from "../chat/index.js";
+import {
+  type CommandContext,
+  continuityNotFound,
+  DB_OPTION,
+  locateStore,
+  parseCommandArgs,
+  storeNotFound,
+  UsageError,
+  withStore,
+} from "../context.js";
+import type { CommandHelp } from "../usage.js";
+import { foregroundDirective, openAgentSession } from "./agent-session.js";
+
+/** Help of `spool resume`: for the integrator to register in `USAGE`. */
+export const RESUME_USAGE: CommandHelp = {
+  synopsis: "spool resume [continuity]",
+  text: `Usage: spool resume [continuity] [--db …]
+
+Continues every run a crash interrupted (or only the continuity's), from the log alone: no model
+call is repeated for a step whose message completed; an action with a durable intent and no
+result is reported to the model as interrupted and run again only if its tool is idempotent;
+turns no run took are run in order. \`spool chat\` does this on start for its continuity.
+
+Options:
+  --db <dir | file.db | postgres://…>
+                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
+  -h, --help             Show this help
+`,
+};
+
+/** Help of `spool replay`: for the integrator to register in `USAGE`. */
+export const REPLAY_USAGE: CommandHelp = {
+  synopsis: "spool replay <continuity> [--verify] [--json]",
+  text: `Usage: spool replay <continuity> [--verify] [--json] [--db …]
+
+Re-runs a continuity from its log into a scratch store: its inputs again, the recorded model
+outputs and tool results in place of the model and the tools (nothing external is called),
+crashes re-enacted where recovery began. Every decision (context, dispatch, retry, skip, loop
+decision, recovery) is re-derived and compared with the log; prints "identical" or the first
+event that differs. With --verify, exits 1 when they differ.
+
+Options:
+  --verify               Exit 1 unless the replay is identical
+  --json                 Print the report as JSON
+  --stall-seconds <n>    How long replay waits with nothing happening before it calls a run stuck (default 10)
+  --db <dir | file.db | postgres://…>
+                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
+  -h, --help             Show this help
+`,
+};
+
+/** `spool resume [continuity]`: recovers interrupted runs. */
+export async function resumeCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("resume", args, DB_OPTION);
+  const target = locateStore(ctx, values.db);
+  if (!target.exists) throw storeNotFound(target);
+  return withStore(ctx, target, async (store) => {
+    const named = positionals[0];
+    if (named !== undefined && !(await store.continuity(named))) {
+      throw continuityNotFound(target, named);
+    }
+    const continuities =
+      named !== undefined ? [named] : (await store.continuities()).map((head) => head.continuity);
+    let failed = 0;
+    let resumed = 0;
+    for (const continuity of continuities) {
+      const foreground = await foregroundDirective(store, continuity);
+      if (foreground === undefined) continue;
+      const renderer = createChatRenderer({ output: ctx.io.stdout, env: ctx.io.env });
+      const session = openAgentSession(ctx, store, continuity, {
+        directive: foreground.directive,
+        observer: renderer.observe,
+      });
+      try {
+        const results = await session.runtime.resume(continuity);
+        resumed += results.length;
+        failed += results.filter((result) => result.status !== "completed").length;
+        if (results.length > 0) {
+          ctx.out(`${continuity}: ${results.length} run${results.length === 1 ? "" : "s"} resumed`);
+        }
+      } finally {
+        renderer.close();
+        await session.close();
+      }
+    }
+    if (resumed === 0) ctx.out("Nothing to resume: no run was interrupted.");
+    return failed === 0 ? 0 : 1;
+  });
+}
+
+/** `spool replay <continuity>`: re-derives a continuity from its log. */
+export async function replayCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  const command = "replay";
+  const { values, positionals } = parseCommandArgs(command, args, {
+    ...DB_OPTION,
+    verify: { type: "boolean" },
+    json: { type: "boolean" },
+    "stall-seconds": { type: "string" },
+  });
+  const continuity = positionals[0];
+  if (continuity === undefined) throw new UsageError(command, "missing <continuity>");
+  const stallSeconds = Number(values["stall-seconds"] ?? 10);
+  if (!(stallSeconds > 0)) {
+    throw new UsageError(command, "--stall-seconds must be a positive number of seconds");
+  }
+  const target = locateStore(ctx, values.db);
+  if (!target.exists) throw storeNotFound(target);
+  return withStore(ctx, target, async (store) => {
+    if (!(await store.continuity(continuity))) throw continuityNotFound(target, continuity);
+    const foreground = await foregroundDirective(store, continuity);
+    const sessions: ReturnType<typeof openAgentSession>[] = [];
+    const report = await replayContinuity({
+      source: store,
+      continuity,
+      stallMs: stallSeconds * 1000,
+      makeRuntime: ({ store: scratch, provider, intercept }) => {
+        const session = openAgentSession(ctx, scratch, continuity, {
+          directive: foreground?.directive ?? "assistant",
+          ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
+          provider,
+          intercept,
+        });
+        sessions.push(session);
+        return session.runtime;
+      },
+    });
+    for (const session of sessions) void session.assembled.close();
+    if (values.json) {
+      ctx.out(JSON.stringify(report));
+    } else if (report.identical) {
+      ctx.out(
+        `identical: ${report.compared} decisions re-derived of ${report.events} events${
+          report.recoveries > 0
+            ? `, ${report.recoveries} crash${report.recoveries === 1 ? "" : "es"} re-enacted`
+            : ""
+        }${report.taken > 0 ? `, ${report.taken} events of cut-off model output taken from the log` : ""}`,
+      );
+    } else {
+      const { expected, actual, reason } = report.difference!;
+      ctx.out(`differs: ${reason}`);
+      if (expected) ctx.out(`  logged:  ${describe(expected)}`);
+      if (actual) ctx.out(`  derived: ${describe({ ...actual, seq: undefined })}`);
+    }
+    return report.identical || !values.verify ? 0 : 1;
+  });
+}
+
+function describe(event: Pick<SpoolEvent, "type" | "stream" | "data"> & { seq?: number }): string {
+  const at = event.seq !== undefined ? `seq ${event.seq} ` : "";
+  const data = JSON.stringify(event.data);
+  return `${at}${event.type} on ${event.stream.kind} ${event.stream.id}: ${data.length > 300 ? `${data.slice(0, 300)}…` : data}`;
+}

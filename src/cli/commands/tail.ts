@@ -1,0 +1,115 @@
+import type { EventStore } from "../../log/index.js";
+import type { SpoolEvent } from "../../spec/index.js";
+import {
+  type CommandContext,
+  DB_OPTION,
+  locateStore,
+  parseCommandArgs,
+  UsageError,
+} from "../context.js";
+import type { CommandHelp } from "../usage.js";
+import { withActiveContinuity } from "./active-continuity.js";
+import { ConversationView } from "./conversation-view.js";
+
+/** How many of the latest turns `spool tail` shows before following, without `--from-start`. */
+export const TAIL_RECENT_TURNS = 2;
+
+/** The help of `spool tail`, for the integrator to register in `USAGE`. */
+export const TAIL_USAGE: CommandHelp = {
+  synopsis: "spool tail [continuity] [--from-start] [--json]",
+  text: `Usage: spool tail [continuity] [--from-start] [--json]
+
+Follows a continuity live as a conversation: turns, the model's thoughts (dim) and responses as
+they stream, each action and how it ended, token use per step, limits, recoveries and runs that
+did not complete. Starts with the last ${TAIL_RECENT_TURNS} turns and keeps watching until Ctrl-C.
+Without a continuity: the most recently active one.
+
+Options:
+  --from-start           Show the whole continuity before following
+  --json                 Print one JSON event per line instead (as \`spool log tail --json\`)
+  --db <dir | file.db | postgres://…>
+                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
+  -h, --help             Show this help
+
+Examples:
+  spool tail
+  spool tail home --from-start
+  spool tail home --json | jq -c 'select(.type == "action.failed")'
+`,
+};
+
+/**
+ * `spool tail [continuity] [--from-start] [--json]`: shows the latest exchanges of a continuity
+ * (from its last two turns, or all of it with `--from-start`), then follows it live until SIGINT,
+ * SIGTERM or `io.signal` (exit 0). Read-only: never creates a store or appends. Throws
+ * `NotFoundError` (exit 1) for a missing store or continuity, `UsageError` (exit 2) for bad
+ * arguments.
+ */
+export async function tailCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  const command = "tail";
+  const { values, positionals } = parseCommandArgs(command, args, {
+    ...DB_OPTION,
+    "from-start": { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const [given, ...extra] = positionals;
+  if (extra.length > 0) {
+    throw new UsageError(command, `unexpected argument ${JSON.stringify(extra[0])}`);
+  }
+  const target = locateStore(ctx, values.db);
+  await withActiveContinuity(ctx, target, given, async (store, continuity) => {
+    if (given === undefined) ctx.err(ctx.errStyle.dim(`Following ${continuity}`));
+    const after = values["from-start"] ? 0 : await startOfRecentTurns(store, continuity);
+    if (values.json) {
+      await follow(ctx, store, continuity, after, (event) => ctx.out(JSON.stringify(event)));
+      return;
+    }
+    const view = new ConversationView({
+      style: ctx.style,
+      width: ctx.width,
+      write: (chunk) => void ctx.io.stdout.write(chunk),
+    });
+    try {
+      await follow(ctx, store, continuity, after, (event) => view.push(event));
+    } finally {
+      view.finish();
+    }
+  });
+  return 0;
+}
+
+/** The seq just before the continuity's last `TAIL_RECENT_TURNS` turns (0 with fewer turns). */
+async function startOfRecentTurns(store: EventStore, continuity: string): Promise<number> {
+  const recent: number[] = [];
+  for await (const event of store.read({ continuity, types: ["turn.added"] })) {
+    recent.push(event.seq);
+    if (recent.length > TAIL_RECENT_TURNS) recent.shift();
+  }
+  return recent.length < TAIL_RECENT_TURNS ? 0 : recent[0]! - 1;
+}
+
+/** Catches up from `after`, then follows live until SIGINT, SIGTERM or `ctx.io.signal`. */
+async function follow(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  after: number,
+  show: (event: SpoolEvent) => void,
+): Promise<void> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  ctx.io.signal?.addEventListener("abort", onSignal, { once: true });
+  if (ctx.io.signal?.aborted) stop.abort();
+  try {
+    for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
+      if (message.type === "event") show(message.event);
+      else ctx.err(ctx.errStyle.dim("— live —"));
+    }
+  } finally {
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    ctx.io.signal?.removeEventListener("abort", onSignal);
+  }
+}

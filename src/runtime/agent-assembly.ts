@@ -1,0 +1,306 @@
+import { join } from "node:path";
+import type { AnyTool } from "../actions/index.js";
+import {
+  type AgentManifest,
+  checkInputs,
+  createItemSpace,
+  type Directive,
+  effectiveLimits,
+  findBuiltinDir,
+  type ItemSpace,
+  modelFor,
+  permits,
+  resolveToolAccess,
+} from "../directives/index.js";
+import type { EventStore } from "../log/index.js";
+import {
+  createProvider,
+  createScriptedProvider,
+  loadScript,
+  type ProviderSettings,
+  resolveProviderSettings,
+} from "../providers/index.js";
+import type { Provider } from "../providers/provider.js";
+import {
+  createKvRelic,
+  createRelicExecutor,
+  createRelicHost,
+  type RelicHost,
+} from "../relics/index.js";
+import { ConfigError } from "../spec/index.js";
+import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
+import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
+import type { RunLimits } from "./agent-loop.js";
+import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime.js";
+
+/** What `assembleAgent` needs. */
+export interface AssembleOptions {
+  workspace: string;
+  store: EventStore;
+  continuity: string;
+  env: Record<string, string | undefined>;
+  /** The home directory of the user tier (`~/.ai/`). Default `os.homedir()`. */
+  home?: string;
+  /** An agent manifest to run (its directive, tools and limits). */
+  agent?: string;
+  /** A directive to run (default: the manifest's, else `assistant`). */
+  directive?: string;
+  /**
+   * Inputs of the directive, as `k=v` strings (from the command line) or values: checked and
+   * coerced to their declared types (`checkInputs`), defaults applied; a bad one is a ConfigError.
+   */
+  inputs?: Record<string, unknown>;
+  /** A provider to use instead of the one the environment names (tests, replay). */
+  provider?: Provider;
+  /** The model id to use with `provider` (replay passes the one the log recorded). */
+  model?: string;
+}
+
+/** An agent ready to run: the runtime's options and what to tell the user about it. */
+export interface AssembledAgent {
+  options: Omit<AgentRuntimeOptions, "store" | "observer">;
+  directive: Directive;
+  /** `anthropic`, `openai`, `scripted`, … */
+  providerName: string;
+  model: string;
+  /** True when no provider key was set and the built-in demo runs on the scripted provider. */
+  demo: boolean;
+  /** Why the demo runs (the one line to show), when it does. */
+  demoReason?: string;
+  space: ItemSpace;
+  /** Stops the relics. */
+  close(): Promise<void>;
+}
+
+/**
+ * Puts an agent together from the item spaces and the environment: the directive (and agent
+ * manifest), the provider and the concrete model of the directive's tier, the built-in tools the
+ * directive permits and the manifest enables, the kv relic, the project's workflows, and the
+ * directives `agent` actions may run. Without a provider key it runs the built-in demo agent on
+ * the scripted provider instead, and says so in `demoReason`.
+ */
+export function assembleAgent(options: AssembleOptions): AssembledAgent {
+  const space = createItemSpace({
+    workspace: options.workspace,
+    env: options.env,
+    ...(options.home !== undefined ? { home: options.home } : {}),
+  });
+  const config = space.config();
+  let manifestName = options.agent;
+  const directiveName = options.directive;
+  let provider = options.provider;
+  let settings: ProviderSettings | undefined;
+  let demoReason: string | undefined;
+  if (!provider) {
+    try {
+      settings = resolveProviderSettings({}, options.env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      demoReason = `${firstSentence(error.message)}: running Spool's built-in demo agent on the scripted provider. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (OPENAI_BASE_URL for Ollama, vLLM or llama.cpp) to talk to a model.`;
+      if (manifestName === undefined && directiveName === undefined) manifestName = "demo";
+    }
+  }
+  if (manifestName === undefined && directiveName === undefined) manifestName = "assistant";
+  const manifest = manifestName !== undefined ? space.manifest(manifestName) : undefined;
+  const directive = space.directive(directiveName ?? manifest!.directive);
+
+  let model: string;
+  if (provider) {
+    model = options.model ?? directive.model.id ?? options.env.SPOOL_MODEL ?? "scripted";
+  } else if (settings && settings.name !== "scripted") {
+    // The directive's tier picks the model, unless SPOOL_MODEL names one or the server is a
+    // local or compatible one (whose models the config cannot know).
+    const hosted = settings.flavour === undefined || settings.flavour === "openai";
+    const tiered =
+      options.env.SPOOL_MODEL === undefined && hosted
+        ? modelFor(
+            config,
+            manifest?.model?.tier ?? directive.model.tier,
+            settings.name,
+            manifest?.model?.id ?? directive.model.id,
+          )
+        : undefined;
+    model = tiered ?? settings.model;
+    if (tiered && tiered !== settings.model) {
+      settings = resolveProviderSettings({ provider: settings.name, model: tiered }, options.env);
+    }
+    provider = createProvider(settings);
+  } else {
+    // SPOOL_PROVIDER=scripted plays SPOOL_SCRIPT (a YAML or JSON script file), the demo otherwise.
+    const path = options.env.SPOOL_SCRIPT ?? join(findBuiltinDir(), "scripts", "demo.yaml");
+    const script = loadScript(path);
+    const tokenMs = Number(options.env.SPOOL_SCRIPT_TOKEN_MS ?? 0);
+    model = options.env.SPOOL_MODEL ?? script.model ?? "scripted-demo";
+    provider = createScriptedProvider({
+      model,
+      script: script.turns,
+      loop: true,
+      tokens: "word",
+      ...(Number.isFinite(tokenMs) && tokenMs > 0 ? { timing: { tokenMs } } : {}),
+    });
+  }
+
+  const inputs = options.inputs ? checkInputs(directive, options.inputs) : undefined;
+  const tools = toolsFor(options.workspace, directive, manifest, config);
+  const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
+  const specOf = (target: Directive, own?: AgentManifest): AgentSpec => {
+    const allowed = own === manifest ? tools : toolsFor(options.workspace, target, own, config);
+    const names = new Set(allowed.map((tool) => tool.name));
+    return {
+      directive: target.name,
+      instructions: withInputs(target, target === directive ? inputs : undefined),
+      model:
+        target === directive
+          ? model
+          : (modelFor(config, target.model.tier, settings?.name ?? "anthropic", target.model.id) ??
+            model),
+      limits: target === directive ? limits : runLimits(target.limits),
+      // Internal actions answer to the manifest's internal_actions policy, not to permissions.
+      permits: (type, name) =>
+        type === "internal" ||
+        (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
+      tools: allowed,
+      toolsText: formatToolCatalogue(allowed),
+    };
+  };
+  const agent = specOf(directive, manifest);
+
+  const host: RelicHost = createRelicHost({
+    store: options.store,
+    continuity: options.continuity,
+    relics: [createKvRelic()],
+  });
+  const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
+  const toolByName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  return {
+    options: {
+      provider,
+      agent,
+      ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
+      agents: {
+        get: (name) => {
+          try {
+            return specOf(space.directive(name));
+          } catch {
+            return undefined;
+          }
+        },
+        names: () =>
+          space
+            .list({ kind: "directive" })
+            .filter((item) => item.active)
+            .map((item) => item.name),
+      },
+      executors: [createRelicExecutor(host)],
+      stepExecutors: (scope) => [
+        createWorkflowExecutor({
+          store: options.store,
+          continuity: options.continuity,
+          step: scope.step,
+          loadWorkflow: (name) => workflows.load(name),
+          names: () => workflows.names(),
+          run: async (call) => {
+            if (!agent.permits(call.type, call.name)) {
+              throw new ConfigError(
+                "permission.denied",
+                `the directive "${agent.directive}" may not run ${call.type} "${call.name}" (from workflow step ${call.node})`,
+              );
+            }
+            if (call.type === "relic") {
+              const [relic, method] = splitOnce(call.name);
+              return host.call(relic, method, call.parameters, { signal: call.signal });
+            }
+            const tool = call.type === "tool" ? toolByName.get(call.name) : undefined;
+            if (!tool) {
+              throw new ConfigError(
+                "workflow.unsupported-step",
+                `workflow steps can run tools and relics; "${call.type}" "${call.name}" is not one the agent has`,
+              );
+            }
+            return tool.execute(tool.parameters.parse(call.parameters), {
+              actionId: `${call.graph}:${call.node}`,
+              attempt: call.attempt,
+              signal: call.signal,
+              progress: () => {},
+            });
+          },
+        }),
+      ],
+    },
+    directive,
+    providerName: provider.name,
+    model,
+    demo: demoReason !== undefined && options.provider === undefined,
+    ...(demoReason !== undefined && options.provider === undefined ? { demoReason } : {}),
+    space,
+    close: () => host.close(),
+  };
+}
+
+/** The built-in tools `directive` permits and the manifest (or config) enables, configured. */
+function toolsFor(
+  workspace: string,
+  directive: Directive,
+  manifest: AgentManifest | undefined,
+  config: ReturnType<ItemSpace["config"]>,
+): AnyTool[] {
+  const access = new Map(
+    BUILTIN_TOOL_NAMES.map((name) => [
+      name,
+      resolveToolAccess(name, { directive, ...(manifest ? { manifest } : {}), config }),
+    ]),
+  );
+  const http = access.get("http.fetch");
+  const shell = access.get("shell.run");
+  const allowHosts =
+    http?.allowed && Array.isArray(http.options.allow_hosts)
+      ? (http.options.allow_hosts as unknown[]).filter(
+          (host): host is string => typeof host === "string",
+        )
+      : [];
+  const all = builtinTools({
+    workspace,
+    http: { allowHosts },
+    shell: { enabled: shell?.allowed === true },
+  });
+  return all.filter(
+    (tool) => access.get(tool.name as (typeof BUILTIN_TOOL_NAMES)[number])?.allowed === true,
+  );
+}
+
+function runLimits(limits: ReturnType<typeof effectiveLimits>): RunLimits {
+  return {
+    ...(limits.maxTurns !== undefined ? { maxTurns: limits.maxTurns } : {}),
+    ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
+    ...(limits.maxSpendUsd !== undefined ? { maxSpendUsd: limits.maxSpendUsd } : {}),
+    ...(limits.maxWallSeconds !== undefined ? { maxWallMs: limits.maxWallSeconds * 1000 } : {}),
+    ...(limits.maxSpawnDepth !== undefined ? { maxSpawnDepth: limits.maxSpawnDepth } : {}),
+  };
+}
+
+/** The directive's instructions, with its inputs (defaults applied) listed after them. */
+function withInputs(directive: Directive, given: Record<string, unknown> | undefined): string {
+  if (directive.inputs.length === 0) return directive.body;
+  const lines = directive.inputs
+    .map((input) => {
+      const value = given?.[input.name] ?? input.default;
+      return value === undefined
+        ? undefined
+        : `- ${input.name}: ${typeof value === "string" ? value : JSON.stringify(value)}`;
+    })
+    .filter((line): line is string => line !== undefined);
+  return lines.length === 0
+    ? directive.body
+    : `${directive.body.trim()}\n\n# Inputs\n${lines.join("\n")}`;
+}
+
+function splitOnce(name: string): [string, string] {
+  const at = name.indexOf(".");
+  return at === -1 ? [name, ""] : [name.slice(0, at), name.slice(at + 1)];
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/[.;]\s/);
+  return (end === -1 ? text : text.slice(0, end)).trim();
+}
