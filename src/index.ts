@@ -4,9 +4,14 @@
  * the streaming protocol parser, the action scheduler with its step runner, and context feeds.
  */
 export * from "./actions/index.js";
+export * from "./directives/index.js";
 export * from "./feeds/index.js";
 export * from "./log/index.js";
 export * from "./protocol/index.js";
 export * from "./providers/index.js";
+export * from "./relics/index.js";
+export * from "./runtime/index.js";
 export * from "./spec/index.js";
+export * from "./tools/index.js";
 export * from "./transcript/index.js";
+export * from "./workflows/index.js";

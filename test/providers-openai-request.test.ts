@@ -128,19 +128,22 @@ describe("Chat Completions requests", () => {
     expect(body.reasoning_effort).toEqual(flavour === "openai" ? "low" : undefined);
   });
 
-  it("never sends reasoning_content back to DeepSeek (or OpenAI)", () => {
-    for (const flavour of ["deepseek", "openai", "groq"] as const) {
+  it("never sends reasoning_content back to OpenAI or Groq", () => {
+    for (const flavour of ["openai", "groq"] as const) {
       const messages = toChatRequest(REQUEST, flavour).messages as unknown as Json[];
       expect(messages.some((message) => "reasoning_content" in message)).toBe(false);
     }
   });
 
-  it("echoes reasoning as reasoning_content for Moonshot", () => {
-    const messages = toChatRequest(REQUEST, "moonshot").messages as unknown as Json[];
-    expect(messages.find((message) => message.role === "assistant")).toMatchObject({
-      reasoning_content: "Think first.",
-    });
-  });
+  it.each(["moonshot", "deepseek"] as const)(
+    "echoes reasoning as reasoning_content for %s (its tool-calling turns need it back)",
+    (flavour) => {
+      const messages = toChatRequest(REQUEST, flavour).messages as unknown as Json[];
+      expect(messages.find((message) => message.role === "assistant")).toMatchObject({
+        reasoning_content: "Think first.",
+      });
+    },
+  );
 
   it("sends null content with only tool calls, and the refusal field for a refusal", () => {
     const request: ProviderRequest = {
@@ -333,7 +336,7 @@ describe("keys, base URLs and what goes over HTTP", () => {
       baseURL: "https://api.deepseek.com",
       apiKeyEnv: "DEEPSEEK_API_KEY",
       reasoningFields: ["reasoning_content"],
-      echoReasoning: false,
+      echoReasoning: true,
     });
     expect(OPENAI_FLAVOURS.mistral.apiKeyEnv).toBe("MISTRAL_API_KEY");
     expect(OPENAI_FLAVOURS.moonshot.baseURL).toBe("https://api.moonshot.ai/v1");

@@ -12,9 +12,12 @@ const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
   .filter((code) => code.includes('from "spool"'));
 
 describe("README", () => {
-  it("runs the runStep example and prints exactly the output it shows", async () => {
-    const example = blocks.find((code) => code.includes("runStep("));
-    expect(example, "README has a runStep example").toBeDefined();
+  it.each([
+    ["runStep", "runStep("],
+    ["agent runtime", "createAgentRuntime("],
+  ])("runs the %s example and prints exactly the output it shows", async (_name, marker) => {
+    const example = blocks.find((code) => code.includes(marker));
+    expect(example, `README has an example with ${marker}`).toBeDefined();
     // The block ends with the output it promises, as `// ` comment lines after the code.
     const lines = example!.trimEnd().split("\n");
     const shown: string[] = [];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeError } from "../spec/index.js";
-import { decodeBody, isHostAllowed, readLimited, resolveRequestUrl } from "./http-target.js";
+import { type HostRule, isHostAllowed, parseAllowHosts } from "../tools/host-allow-list.js";
+import { decodeBody, readLimited, resolveRequestUrl } from "./http-target.js";
 import type { Relic, RelicDescription } from "./relic.js";
 import { RelicError } from "./relic-error.js";
 
@@ -83,7 +84,9 @@ export function createHttpRelic(options: HttpRelicOptions): Relic {
       },
     },
   };
-  let running: { base: URL; allowed: string[]; stop: AbortController } | undefined;
+  let running:
+    | { base: URL; allowed: string[]; rules: HostRule[]; stop: AbortController }
+    | undefined;
   const inFlight = new Set<Promise<unknown>>();
 
   const request = async (parameters: RequestParameters, signal: AbortSignal) => {
@@ -111,7 +114,7 @@ export function createHttpRelic(options: HttpRelicOptions): Relic {
     let method: string = parameters.method;
     const doFetch = options.fetch ?? fetch;
     for (let redirects = 0; ; redirects++) {
-      if (!isHostAllowed(url, current.allowed)) {
+      if (!isHostAllowed(current.rules, url)) {
         throw new RelicError(
           "relic.http.host-not-allowed",
           `host "${url.host}" is not allowed for relic "${name}"${redirects ? " (reached through a redirect)" : ""}`,
@@ -179,11 +182,16 @@ export function createHttpRelic(options: HttpRelicOptions): Relic {
         });
       }
       const base = new URL(parsed.data.baseUrl);
-      running = {
-        base,
-        allowed: [base.host, ...(parsed.data.allowedHosts ?? [])],
-        stop: new AbortController(),
-      };
+      const allowed = [base.host, ...(parsed.data.allowedHosts ?? [])];
+      let rules: HostRule[];
+      try {
+        rules = parseAllowHosts(allowed, `relic "${name}" allowedHosts`);
+      } catch (error) {
+        throw new RelicError("relic.http.config", describeError(error), {
+          hint: "Write hosts as `api.example.com`, `*.example.com` or `127.0.0.1:8080`",
+        });
+      }
+      running = { base, allowed, rules, stop: new AbortController() };
     },
     async call(method, parameters, signal) {
       if (method !== "request") {

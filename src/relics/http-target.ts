@@ -1,21 +1,6 @@
 import { RelicError } from "./relic-error.js";
 
 /**
- * True when `url`'s host is allowed by `allowed`: an entry is a host name (any port:
- * `api.example.com`), a host and port (`127.0.0.1:8080`), or `*.` and a domain (its subdomains,
- * not the domain itself). Host names compare case-insensitively.
- */
-export function isHostAllowed(url: URL, allowed: readonly string[]): boolean {
-  const hostname = url.hostname.toLowerCase();
-  const host = url.host.toLowerCase();
-  return allowed.some((raw) => {
-    const entry = raw.toLowerCase();
-    if (entry.startsWith("*.")) return hostname.endsWith(entry.slice(1));
-    return entry === host || entry === hostname;
-  });
-}
-
-/**
  * The URL a request goes to. A relative `path` is appended to the base URL's path
  * (`https://h/api` + `users/1` → `https://h/api/users/1`, a leading `/` or not); an absolute
  * `http(s)://…` or protocol-relative `//…` path stands for itself. `query` values are appended

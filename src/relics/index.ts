@@ -5,7 +5,7 @@
  * kept in the log) and `http` (requests to allow-listed hosts). See `docs/relics.md`.
  */
 export { createHttpRelic, type HttpRelicOptions } from "./http-relic.js";
-export { isHostAllowed, resolveRequestUrl } from "./http-target.js";
+export { resolveRequestUrl } from "./http-target.js";
 export { createKvRelic, KV_MAX_VALUE_BYTES, type KvRelicOptions } from "./kv-relic.js";
 export { KV_EVENT_TYPES, type KvEntry, type KvPage, KvState } from "./kv-state.js";
 export {

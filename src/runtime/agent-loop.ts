@@ -10,7 +10,7 @@ import type { EventData } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
 import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import { compileRecentWindow } from "./recent-window.js";
-import type { LimitName, RunObserver, RunTotals } from "./run-notice.js";
+import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
 import type { ThreadHistory } from "./thread-history.js";
 
 /** The limits of a run; each is optional. */
@@ -129,7 +129,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     notify(observer, { type: "run-ended", thread, status, ...extra, totals: { ...totals } });
     return { thread, status, steps: totals.steps, nextStep: index, ...extra, totals };
   };
-  const limitReached = async (limit: LimitName, value: number, max: number) => {
+  const limitReached = async (limit: RunLimitName, value: number, max: number) => {
     await store.append({
       continuity,
       stream: threadStream,
@@ -284,7 +284,7 @@ function overLimit(
   totals: RunTotals,
   steps: number,
   wallMs: number,
-): { limit: LimitName; value: number; max: number } | undefined {
+): { limit: RunLimitName; value: number; max: number } | undefined {
   if (limits.maxTurns !== undefined && steps >= limits.maxTurns) {
     return { limit: "max_turns", value: steps, max: limits.maxTurns };
   }

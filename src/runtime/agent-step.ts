@@ -91,7 +91,9 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
         if (name === undefined) return;
         const request = nativeRequest(part, name);
         native.push(request);
-        submitNative?.(request);
+        // An input that did not parse (cut off by the output limit) is never run with made-up
+        // parameters: the call goes back to the model as failed.
+        if (part.inputError === undefined) submitNative?.(request);
       } else if (part.type === "retry") {
         notify(observer, {
           type: "retry",

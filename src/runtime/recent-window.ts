@@ -30,24 +30,29 @@ export interface CompiledWindow {
 
 /**
  * The simple context compile of the agent loop: the system prompt, then the newest messages of
- * the thread that fit in `budget`, starting at a user turn when one fits. The newest user turn is
+ * the thread that fit in `budget`, starting at a user turn when one fits. Each message's tokens
+ * are counted once (cached per message and model) and calibrated with the estimator's current
+ * factor, so a step costs O(window), not O(thread). The newest user turn is
  * always included, a tool call is never separated from its results (a `tool` message is dropped
  * with the assistant message before it), and consecutive user messages are merged. Deterministic:
  * the same history gives the same request and digest (replay compares them).
  */
 export function compileRecentWindow(options: RecentWindowOptions): CompiledWindow {
   const { history, estimator, model, budget } = options;
-  const cost = (message: ProviderMessage) => estimator.estimate(model, { messages: [message] });
-  let used = estimator.estimate(model, { system: options.system, messages: [] });
+  const factor = estimator.factor(model);
+  const empty = estimator.raw(model, { messages: [] });
+  const cost = (entry: HistoryMessage) => rawTokens(estimator, model, entry, empty);
+  const systemRaw = estimator.raw(model, { system: options.system, messages: [] });
+  let raw = systemRaw;
   const newestTurn = findLast(history, (entry) => entry.turn);
   let start = history.length;
   let windowStart = history.length;
   for (let index = history.length - 1; index >= 0; index--) {
     const entry = history[index]!;
-    const tokens = cost(entry.message);
+    const tokens = cost(entry);
     const mustKeep = newestTurn !== -1 && index >= newestTurn;
-    if (used + tokens > budget && !mustKeep) break;
-    used += tokens;
+    if (Math.ceil((raw + tokens) * factor) > budget && !mustKeep) break;
+    raw += tokens;
     start = index;
     if (entry.turn) windowStart = index;
   }
@@ -55,6 +60,8 @@ export function compileRecentWindow(options: RecentWindowOptions): CompiledWindo
   // tool result (whose call was cut off).
   if (windowStart < history.length && windowStart !== start) start = windowStart;
   while (start < history.length && history[start]!.message.role === "tool") start++;
+  let kept = systemRaw;
+  for (let index = start; index < history.length; index++) kept += cost(history[index]!);
   const messages = mergeUserMessages(history.slice(start).map((entry) => entry.message));
   const request: ProviderRequest = {
     model,
@@ -62,18 +69,36 @@ export function compileRecentWindow(options: RecentWindowOptions): CompiledWindo
     messages,
     ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
   };
-  const tokens = estimator.estimate(model, request);
   return {
     request,
     decision: {
       strategy: "recent-window",
       messages: messages.length,
       omitted: start,
-      tokens,
+      tokens: Math.ceil(kept * factor),
       budget,
       digest: createHash("sha256").update(canonicalJson(request)).digest("hex"),
     },
   };
+}
+
+/**
+ * The raw tokens of one history message, counted once per model: a thread's messages never
+ * change, so a step costs lookups for the old ones and counting only for the new.
+ */
+const RAW_TOKENS = new WeakMap<HistoryMessage, { model: string; raw: number }>();
+
+function rawTokens(
+  estimator: TokenEstimator,
+  model: string,
+  entry: HistoryMessage,
+  empty: number,
+): number {
+  const cached = RAW_TOKENS.get(entry);
+  if (cached?.model === model) return cached.raw;
+  const raw = estimator.raw(model, { messages: [entry.message] }) - empty;
+  RAW_TOKENS.set(entry, { model, raw });
+  return raw;
 }
 
 function mergeUserMessages(messages: ProviderMessage[]): ProviderMessage[] {

@@ -2,8 +2,12 @@ import { createHash } from "node:crypto";
 import type { AssembledMessage } from "../providers/assembled-message.js";
 import { fromMessageData } from "../providers/message-data.js";
 import type { Provider, ProviderRequest, StreamOptions } from "../providers/provider.js";
+import type { ProviderErrorInfo } from "../providers/provider-error.js";
 import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
 import { canonicalJson, type EventData, type SpoolEvent } from "../spec/index.js";
+
+/** A model step's `step.completed` data. */
+type ModelStepCompleted = Extract<EventData<"step.completed">, { kind: "model" }>;
 
 /** One model call as the log recorded it. */
 interface RecordedCall {
@@ -11,7 +15,11 @@ interface RecordedCall {
   digest: string;
   /** The message, or the error, the call ended with; absent when a crash cut it off. */
   message?: AssembledMessage;
-  failed?: EventData<"message.failed">["error"];
+  failed?: ProviderErrorInfo;
+  /** What had arrived before the failure (`message.partial`, droppable: may be missing). */
+  before?: AssembledMessage;
+  /** The model and usage `step.completed` recorded (a failed call's only record of them). */
+  ended?: { model: string; usage: ModelStepCompleted["usage"] };
   /** What streamed before a crash cut the call off (its logged token deltas). */
   partial: string;
   used: boolean;
@@ -52,8 +60,22 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
     } else if (event.type === "message.completed") {
       call.message = fromMessageData(event.data as EventData<"message.completed">);
       format = call.message.format;
+    } else if (event.type === "step.completed") {
+      const data = event.data as EventData<"step.completed">;
+      if (data.kind === "model") call.ended = { model: data.model, usage: data.usage };
+    } else if (event.type === "message.partial") {
+      call.before = fromMessageData(event.data as EventData<"message.partial">);
     } else if (event.type === "message.failed") {
-      call.failed = (event.data as EventData<"message.failed">).error;
+      const error = (event.data as EventData<"message.failed">).error;
+      call.failed = {
+        code: error.code,
+        message: error.message,
+        retryable: error.retryable,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        ...(error.provider_type !== undefined ? { providerType: error.provider_type } : {}),
+        ...(error.retry_after_ms !== undefined ? { retryAfterMs: error.retry_after_ms } : {}),
+        ...(error.request_id !== undefined ? { requestId: error.request_id } : {}),
+      } as ProviderErrorInfo;
     } else if (event.type === "token.delta") {
       const data = event.data as { text?: string; kind?: string };
       if (typeof data.text === "string" && (data.kind === undefined || data.kind === "text")) {
@@ -101,7 +123,33 @@ async function* play(
     return;
   }
   if (call.failed) {
-    yield { type: "error", error: { ...call.failed } as never };
+    if (call.ended) {
+      const usage = call.ended.usage;
+      yield {
+        type: "start",
+        responseId: call.before?.responseId ?? null,
+        model: call.ended.model,
+      };
+      if (call.before) {
+        for (const part of messageParts(call.before)) {
+          if (part.type === "start" || part.type === "usage" || part.type === "stop") continue;
+          yield part;
+        }
+      }
+      yield {
+        type: "usage",
+        usage: {
+          inputTokens: usage.input_tokens,
+          outputTokens: usage.output_tokens,
+          cacheReadTokens: usage.cache_read_tokens,
+          cacheWriteTokens: usage.cache_write_tokens,
+          ...(usage.reasoning_tokens !== undefined
+            ? { reasoningTokens: usage.reasoning_tokens }
+            : {}),
+        },
+      };
+    }
+    yield { type: "error", error: { ...call.failed } };
     return;
   }
   // Cut off by a crash: what was logged, then silence until the replay re-enacts the crash.

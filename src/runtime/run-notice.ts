@@ -2,7 +2,7 @@ import type { StepOutputEvent } from "../actions/index.js";
 import type { Usage } from "../providers/stream-part.js";
 
 /** Why a run stopped before its work was done. */
-export type LimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";
+export type RunLimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";
 
 /** How a run ended. */
 export type RunStatus = "completed" | "failed" | "cancelled" | "limit" | "interrupted";
@@ -42,7 +42,7 @@ export type RunNotice =
       /** Totals of the run so far. */
       totals: RunTotals;
     }
-  | { type: "limit"; limit: LimitName; value: number; max: number }
+  | { type: "limit"; limit: RunLimitName; value: number; max: number }
   | { type: "queued"; turn: string; position: number }
   | { type: "handoff"; from: string; to: string; reason: string }
   | {

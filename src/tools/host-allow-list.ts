@@ -25,21 +25,20 @@ function normaliseHost(host: string): string | undefined {
 /**
  * Parses `tools.http.fetch.allow_hosts` entries: `example.com`, `*.example.com` (sub-domains),
  * `127.0.0.1:8080`, `[::1]:3000`. An entry without a port allows every port. Throws
- * `ConfigError` (`config.tools.http`) naming the first malformed entry.
+ * `ConfigError` (`config.tools.http`) naming the first malformed entry and the `setting` it is in.
  */
-export function parseAllowHosts(entries: readonly string[]): HostRule[] {
+export function parseAllowHosts(
+  entries: readonly string[],
+  setting = "tools.http.fetch.allow_hosts",
+): HostRule[] {
   return entries.map((source) => {
     const match = ENTRY.exec(source.trim());
     const host = match ? normaliseHost(match[2] as string) : undefined;
     const port = match?.[3] === undefined ? undefined : Number(match[3]);
     if (!match || host === undefined || host === "" || (port !== undefined && port > 65_535)) {
-      throw new ConfigError(
-        "config.tools.http",
-        `tools.http.fetch.allow_hosts has a malformed entry "${source}"`,
-        {
-          hint: "Write a host, optionally `*.` before it and `:port` after: `api.example.com`, `*.example.com`, `127.0.0.1:8080`",
-        },
-      );
+      throw new ConfigError("config.tools.http", `${setting} has a malformed entry "${source}"`, {
+        hint: "Write a host, optionally `*.` before it and `:port` after: `api.example.com`, `*.example.com`, `127.0.0.1:8080`",
+      });
     }
     return { source, host, wildcard: match[1] !== undefined, port };
   });

@@ -19,7 +19,7 @@ export {
 } from "./fs-read.js";
 export { type FsSearchResult, fsSearchTool } from "./fs-search.js";
 export { type FsWriteResult, fsWriteTool, type WriteMode } from "./fs-write.js";
-export { createGlobMatcher, globToRegExp } from "./glob.js";
+export { createGlobMatcher } from "./glob.js";
 export { effectivePort, type HostRule, isHostAllowed, parseAllowHosts } from "./host-allow-list.js";
 export {
   type HttpFetchOptions,

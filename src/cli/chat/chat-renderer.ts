@@ -1,6 +1,6 @@
 import type { ActionLogEntry, StepOutputEvent } from "../../actions/index.js";
 import type { ActionRequest } from "../../protocol/index.js";
-import type { LimitName, RunNotice, RunObserver } from "../../runtime/run-notice.js";
+import type { RunLimitName, RunNotice, RunObserver } from "../../runtime/run-notice.js";
 import { type CliOutput, colorEnabled, createStyle, oneLine, outputWidth } from "../format.js";
 import {
   type ActionEnd,
@@ -354,7 +354,7 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
   };
 }
 
-function limitValue(limit: LimitName, value: number): string {
+function limitValue(limit: RunLimitName, value: number): string {
   if (limit === "max_spend") return `$${value.toFixed(2)}`;
   if (limit === "wall_time") return formatDuration(value);
   return value.toLocaleString("en-US");

@@ -9,7 +9,7 @@ import {
   foldContinuityState,
   type RunObserver,
 } from "../../runtime/index.js";
-import type { SpoolEvent } from "../../spec/index.js";
+import { type EventOf, isEvent, type SpoolEvent } from "../../spec/index.js";
 import { loadSigner, resolveKeysDir } from "../../transcript/index.js";
 import type { CommandContext } from "../context.js";
 import { defaultActor } from "./continuities.js";
@@ -64,13 +64,19 @@ export function openAgentSession(
   };
 }
 
-/** Makes sure `continuity` exists, appending `continuity.created` when it does not. */
+/**
+ * Makes sure `continuity` exists, appending `continuity.created` when it does not. `agent`, the
+ * agent manifest its runs use, is kept in its labels: `spool resume` and `spool replay` assemble
+ * the same agent from it (the manifest changes the tools, their catalogue in the prompt, the
+ * limits and the internal-action policy).
+ */
 export async function ensureContinuity(
   ctx: CommandContext,
   store: EventStore,
   continuity: string,
   title: string,
   kind: string,
+  agent?: string,
 ): Promise<boolean> {
   if (await store.continuity(continuity)) return false;
   await store.append({
@@ -78,26 +84,41 @@ export async function ensureContinuity(
     type: "continuity.created",
     actor: defaultActor(ctx),
     origin: "cli",
-    data: { title, workspace: ctx.io.cwd, labels: { kind } },
+    data: {
+      title,
+      workspace: ctx.io.cwd,
+      labels: { kind, ...(agent !== undefined ? { agent } : {}) },
+    },
   });
   return true;
 }
 
-/** The directive (and model) the continuity's foreground thread runs, when it has one. */
+/**
+ * The directive (and model) the continuity's foreground thread runs, when it has one, and the
+ * agent manifest its runs were started with (`ensureContinuity`), when one was.
+ */
 export async function foregroundDirective(
   store: EventStore,
   continuity: string,
-): Promise<{ directive: string; model?: string } | undefined> {
+): Promise<{ directive: string; model?: string; agent?: string } | undefined> {
   const events: SpoolEvent[] = [];
-  for await (const event of store.read({ continuity, types: ["thread.started"] })) {
+  for await (const event of store.read({
+    continuity,
+    types: ["continuity.created", "thread.started"],
+  })) {
     events.push(event);
   }
   const state = foldContinuityState(events);
   const thread = state.foreground ? state.threads.get(state.foreground) : undefined;
+  const created = events.find((event): event is EventOf<"continuity.created"> =>
+    isEvent(event, "continuity.created"),
+  );
+  const agent = created?.data.labels?.agent;
   return thread
     ? {
         directive: thread.directive,
         ...(thread.model !== undefined ? { model: thread.model } : {}),
+        ...(agent !== undefined ? { agent } : {}),
       }
     : undefined;
 }

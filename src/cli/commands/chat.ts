@@ -74,13 +74,18 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
         : values.new
           ? newChatId()
           : ((await latestChat(store)) ?? CHAT_PREFIX);
-    const created = await ensureContinuity(ctx, store, continuity, "Chat", "chat");
     session = openAgentSession(ctx, store, continuity, {
       observer: renderer.observe,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
     });
     const { assembled, runtime } = session;
+    // The manifest the chat runs (the one assembleAgent picks when none is named), kept for
+    // `spool resume` and `spool replay`, which must assemble the same agent.
+    const agent =
+      values.agent ??
+      (values.directive !== undefined ? undefined : assembled.demo ? "demo" : "assistant");
+    const created = await ensureContinuity(ctx, store, continuity, "Chat", "chat", agent);
     if (assembled.demoReason) renderer.info(assembled.demoReason);
     const turns = created ? 0 : await countTurns(store, continuity);
     renderer.info(

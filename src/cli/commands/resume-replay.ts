@@ -72,6 +72,7 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
       const renderer = createChatRenderer({ output: ctx.io.stdout, env: ctx.io.env });
       const session = openAgentSession(ctx, store, continuity, {
         directive: foreground.directive,
+        ...(foreground.agent !== undefined ? { agent: foreground.agent } : {}),
         observer: renderer.observe,
       });
       try {
@@ -119,6 +120,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
       makeRuntime: ({ store: scratch, provider, intercept }) => {
         const session = openAgentSession(ctx, scratch, continuity, {
           directive: foreground?.directive ?? "assistant",
+          ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
           provider,
           intercept,

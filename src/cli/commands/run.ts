@@ -83,7 +83,14 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
     });
     const { assembled, runtime } = session;
     if (assembled.demoReason && renderer) renderer.info(assembled.demoReason);
-    await ensureContinuity(ctx, store, continuity, `spool run ${directiveName}`, "run");
+    await ensureContinuity(
+      ctx,
+      store,
+      continuity,
+      `spool run ${directiveName}`,
+      "run",
+      values.agent,
+    );
     if (values.json) printer = printEvents(ctx, store, continuity);
     const onSignal = () => runtime.cancel(continuity, "cancelled by a signal");
     ctx.io.signal?.addEventListener("abort", onSignal, { once: true });

@@ -101,6 +101,10 @@ export const OPENAI_FLAVOURS: Readonly<Record<OpenAIFlavourName, OpenAIFlavour>>
     baseURL: "https://api.deepseek.com",
     apiKeyEnv: "DEEPSEEK_API_KEY",
     reasoningFields: ["reasoning_content"],
+    // Thinking mode with tool calls: the reasoning of a tool-calling turn must go back in every
+    // later request (else a 400); in other turns the API ignores it. The retired
+    // deepseek-reasoner, which refused it, did not call tools.
+    echoReasoning: true,
     includeUsage: true,
   },
   mistral: {

@@ -41,6 +41,11 @@ export interface TokenEstimator {
    */
   estimate(model: string, input: EstimateInput): number;
   /**
+   * What `estimate` counts before the correction factor: `estimate` is `ceil(raw × factor)`.
+   * Lets a caller cache the raw count of text that does not change (a thread's old messages).
+   */
+  raw(model: string, input: EstimateInput): number;
+  /**
    * Teaches the estimator: `estimatedInputTokens` is what `estimate` returned before the call,
    * `reportedInputTokens` the provider's `usage.inputTokens` for it. Call in the order of the
    * estimates.
@@ -110,9 +115,26 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
   const calibrationOptions = options.calibrationOptions ?? DEFAULT_CALIBRATION;
   let state: CalibrationState = { ...options.calibration };
 
-  const key = (model: string) => catalogue.lookup(model)?.id ?? model.trim().toLowerCase();
-
+  // Both are asked for on every estimate; the catalogue's lookup is not free, so remember them.
+  const keys = new Map<string, string>();
+  const key = (model: string) => {
+    let found = keys.get(model);
+    if (found === undefined) {
+      found = catalogue.lookup(model)?.id ?? model.trim().toLowerCase();
+      keys.set(model, found);
+    }
+    return found;
+  };
+  const counters = new Map<string, (text: string) => number>();
   const counter = (model: string): ((text: string) => number) => {
+    let found = counters.get(model);
+    if (!found) {
+      found = makeCounter(model);
+      counters.set(model, found);
+    }
+    return found;
+  };
+  const makeCounter = (model: string): ((text: string) => number) => {
     const info = catalogue.lookup(model);
     if (info && info.tokenizer !== "estimate") {
       const encoder = encoding(info.tokenizer);
@@ -132,6 +154,10 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
       const count = counter(model);
       const raw = typeof input === "string" ? count(input) : countRequest(input, count);
       return Math.ceil(raw * correctionFactor(state, key(model)));
+    },
+    raw(model, input) {
+      const count = counter(model);
+      return typeof input === "string" ? count(input) : countRequest(input, count);
     },
     observe,
     replay(observations) {
