@@ -222,3 +222,45 @@ describe("the agent loop", () => {
     });
   });
 });
+
+describe("native tools", () => {
+  it("offers the tools natively under provider-safe names and maps calls back", async () => {
+    const added: number[] = [];
+    const add = defineTool({
+      name: "math.add",
+      description: "Adds two numbers.",
+      parameters: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => {
+        added.push(a + b);
+        return a + b;
+      },
+    });
+    const provider = createScriptedProvider({
+      model: "claude-sonnet-4-5",
+      script: [
+        {
+          toolCalls: [{ id: "toolu_9", name: "math_add", input: { a: 2, b: 3 } }],
+          stopReason: "tool-use",
+        },
+        "<response>5</response>",
+      ],
+    });
+    const runtime = createAgentRuntime({ store, provider, agent: agent({ tools: [add] }) });
+    const result = await runtime.submit(continuity, { text: "add", actor: "ada", origin: "test" });
+    expect(result).toMatchObject({ status: "completed", result: "5" });
+    expect(added).toEqual([5]);
+    expect(provider.requests[0]!.tools).toEqual([
+      {
+        name: "math_add",
+        description: "Adds two numbers.",
+        inputSchema: expect.objectContaining({ type: "object" }),
+      },
+    ]);
+    const dispatched = (await readAll(store, continuity)).find(
+      (event) => event.type === "action.dispatched",
+    );
+    expect(dispatched?.data).toMatchObject({ name: "math.add", action_id: "toolu_9" });
+    const toolMessage = provider.requests[1]!.messages.find((message) => message.role === "tool");
+    expect(toolMessage).toMatchObject({ results: [{ toolCallId: "toolu_9", name: "math_add" }] });
+  });
+});

@@ -42,6 +42,42 @@ function stallingTool(name: string, idempotent: boolean) {
   return { tool, runs, started };
 }
 
+/**
+ * The store as a process that dies at the first append of `type` sees it: that append and every
+ * later one never complete and write nothing.
+ */
+function dyingAt(inner: EventStore, type: string): { store: EventStore; died: Promise<void> } {
+  let dead = false;
+  let died: () => void = () => {};
+  const diedNow = new Promise<void>((resolve) => {
+    died = resolve;
+  });
+  const never = new Promise<never>(() => {});
+  const dies = (events: readonly { type: string }[]) => {
+    if (events.some((event) => event.type === type)) {
+      dead = true;
+      died();
+    }
+    return dead;
+  };
+  const store: EventStore = {
+    kind: inner.kind,
+    location: inner.location,
+    artifacts: inner.artifacts,
+    append: (event) => (dies([event]) ? never : inner.append(event)),
+    appendBatch: (events) => (dies(events) ? never : inner.appendBatch(events)),
+    flush: () => inner.flush(),
+    read: (query) => inner.read(query),
+    fold: (query, projection) => inner.fold(query, projection),
+    subscribe: (options) => inner.subscribe(options),
+    head: () => inner.head(),
+    continuities: () => inner.continuities(),
+    continuity: (id) => inner.continuity(id),
+    close: () => inner.close(),
+  };
+  return { store, died: diedNow };
+}
+
 function agent(tools: AnyTool[]): AgentSpec {
   return {
     directive: "tester",
@@ -133,6 +169,58 @@ describe("resume after a crash", () => {
     await expectReplayIdentical([tool], 1);
   });
 
+  it("stores the output of an interrupted idempotent action it runs again under its output_key", async () => {
+    const { tool, started } = stallingTool("cache.put", true);
+    const echo = defineTool({
+      name: "echo",
+      description: "Returns its value.",
+      parameters: z.object({ value: z.string() }),
+      execute: ({ value }) => ({ value }),
+    });
+    // The process dies as the tool starts: its intent is logged, nothing after it.
+    const dying = dyingAt(store, "action.started");
+    const first = createAgentRuntime({
+      store: dying.store,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: [
+          `<action type="tool" mode="sync" id="w1">{"name":"cache.put","parameters":{"value":"v"},"output_key":"x"}</action><response final="false">cached</response>`,
+        ],
+      }),
+      agent: agent([tool, echo]),
+    });
+    void first.submit(continuity, { text: "cache it", actor: "ada", origin: "test" });
+    await started;
+    await dying.died;
+    await store.flush();
+    const second = createAgentRuntime({
+      store,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: [
+          `<action type="tool" mode="sync" id="e1">{"name":"echo","parameters":{"value":"$x.wrote"}}</action><response>done</response>`,
+        ],
+      }),
+      agent: agent([tool, echo]),
+    });
+    const [result] = await second.resume(continuity);
+    expect(result).toMatchObject({ status: "completed", result: "done" });
+    const events = await readAll(store, continuity);
+    const echoed = events.find(
+      (event) =>
+        event.type === "action.dispatched" &&
+        (event.data as { action_id: string }).action_id === "e1",
+    );
+    // The next step sees what the re-run stored, as it would after a run without a crash.
+    expect(echoed?.data).toMatchObject({ parameters: { value: "v" } });
+    expect(events.find((event) => event.type === "variable.set")?.data).toMatchObject({
+      name: "x",
+      value: { wrote: "v" },
+      action_id: "w1",
+    });
+    await expectReplayIdentical([tool, echo], 1);
+  });
+
   it("marks a model call cut off mid-stream as interrupted and goes on with the next step", async () => {
     let tokens = 0;
     const hang = new Promise<void>(() => {});
@@ -168,6 +256,45 @@ describe("resume after a crash", () => {
     const events = await readAll(store, continuity);
     expect(events.some((event) => event.type === "step.interrupted")).toBe(true);
     expect(JSON.stringify(provider.requests[0]!.messages.at(-1))).toContain("cut off by a restart");
+    await expectReplayIdentical([], 1);
+  });
+
+  it("goes on at the open run's own first step when the crash came before that step began", async () => {
+    const first = createAgentRuntime({
+      store,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: ["<response>one</response>", "<response>two</response>"],
+      }),
+      agent: agent([]),
+    });
+    await first.submit(continuity, { text: "first", actor: "ada", origin: "test" });
+    // The process dies right after the second turn's run.started: nothing of its step is written.
+    const dying = dyingAt(store, "context.compiled");
+    const second = createAgentRuntime({
+      store: dying.store,
+      provider: createScriptedProvider({ model: "claude-sonnet-4-5", script: [] }),
+      agent: agent([]),
+    });
+    void second.submit(continuity, { text: "second", actor: "ada", origin: "test" });
+    await dying.died;
+    await store.flush();
+    const third = createAgentRuntime({
+      store,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: ["<response>two</response>"],
+      }),
+      agent: agent([]),
+    });
+    const results = await third.resume(continuity);
+    expect(results).toMatchObject([{ status: "completed", result: "two" }]);
+    const events = await readAll(store, continuity);
+    const steps = events
+      .filter((event) => event.type === "step.started")
+      .map((event) => event.stream.id);
+    // Step 0 answered the first turn; the second turn's run goes on at step 1, not at 0 again.
+    expect(steps).toEqual([`${results[0]!.thread}:0`, `${results[0]!.thread}:1`]);
     await expectReplayIdentical([], 1);
   });
 

@@ -9,6 +9,7 @@ import type { TokenEstimator } from "../providers/tokens/index.js";
 import type { EventData } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
 import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
+import type { NativeTools } from "./native-tools.js";
 import { compileRecentWindow } from "./recent-window.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
 import type { ThreadHistory } from "./thread-history.js";
@@ -53,6 +54,8 @@ export interface ThreadRunOptions {
   /** Milliseconds for the wall-time limit (default `performance.now`). */
   now?: () => number;
   random?: () => number;
+  /** Tools offered natively to the provider, and the way back from their native names. */
+  nativeTools?: NativeTools;
   /** Output tokens reserved from the window (default: the model's output limit, at most 8192). */
   reserveOutputTokens?: number;
 }
@@ -154,6 +157,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       budget,
       estimator: options.estimator,
       maxOutputTokens: reserve,
+      ...(options.nativeTools ? { tools: options.nativeTools.specs } : {}),
     });
     const step = `${thread}:${index}`;
     await store.append({
@@ -178,6 +182,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       request: window.request,
       executors: options.executors,
       variables: createVariableStore({ initial: options.history.variables() }),
+      ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
       estimator: options.estimator,
       ...(options.signer ? { signer: options.signer } : {}),
       ...(observer ? { observer } : {}),

@@ -24,6 +24,7 @@ import { notify } from "./agent-step.js";
 import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
 import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
 import { gateExecutor, type PermissionCheck, SerialQueue } from "./gated-executor.js";
+import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { RunObserver } from "./run-notice.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -39,6 +40,11 @@ export interface AgentSpec {
   tools: readonly AnyTool[];
   /** The tools described for the system prompt (default: name and description of each). */
   toolsText?: string;
+  /**
+   * Offer the tools natively too (Anthropic `tools`, OpenAI functions), so a model may call them
+   * with its provider's tool calls as well as with `<action>` tags (default true).
+   */
+  nativeTools?: boolean;
 }
 
 /** Options of `createAgentRuntime`. */
@@ -221,7 +227,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
 
   const intercepted = (executor: CheckedActionExecutor, step: string): CheckedActionExecutor => ({
     ...executor,
-    execute: (call) => options.intercept?.({ ...call, step }) ?? executor.execute(call),
+    // Not `{ ...call }`: an attempt's `signal` and `progress` live on its class, not on the object.
+    execute: (call) =>
+      options.intercept?.({
+        actionId: call.actionId,
+        type: call.type,
+        name: call.name,
+        parameters: call.parameters,
+        attempt: call.attempt,
+        signal: call.signal,
+        progress: (data) => call.progress(data),
+        step,
+      }) ?? executor.execute(call),
   });
 
   const runThread = async (
@@ -254,6 +271,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
       }),
       history: historyOf(current, run.thread),
+      ...(spec.nativeTools !== false && spec.tools.length > 0
+        ? { nativeTools: nativeTools(spec.tools) }
+        : {}),
       executors: executorsFor(continuity, current, run.thread, spec, run.depth, run.signal),
       limits: spec.limits,
       catalogue,

@@ -38,6 +38,8 @@ export interface AgentStepOptions {
   signal?: AbortSignal;
   /** Jitter for action retry backoff (seeded in replay). */
   random?: () => number;
+  /** Native tool name → the tool's own name (`fs_read` → `fs.read`). */
+  nativeNames?: ReadonlyMap<string, string>;
 }
 
 /** What an executor factory is given: the step's id, action log and variables. */
@@ -85,8 +87,9 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     name: "runtime",
     write(part: StreamPart) {
       if (part.type === "text") text.push(part.text);
-      else if (part.type === "tool-call-start" && !part.server) nativeNames.set(part.id, part.name);
-      else if (part.type === "tool-call-end") {
+      else if (part.type === "tool-call-start" && !part.server) {
+        nativeNames.set(part.id, options.nativeNames?.get(part.name) ?? part.name);
+      } else if (part.type === "tool-call-end") {
         const name = nativeNames.get(part.id);
         if (name === undefined) return;
         const request = nativeRequest(part, name);

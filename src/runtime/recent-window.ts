@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ProviderMessage, ProviderRequest } from "../providers/provider.js";
+import type { ProviderMessage, ProviderRequest, ToolSpec } from "../providers/provider.js";
 import type { TokenEstimator } from "../providers/tokens/index.js";
 import { canonicalJson } from "../spec/index.js";
 import type { HistoryMessage } from "./thread-history.js";
@@ -13,6 +13,8 @@ export interface RecentWindowOptions {
   budget: number;
   estimator: TokenEstimator;
   maxOutputTokens?: number;
+  /** Tools offered natively (they count toward the input, like the system prompt). */
+  tools?: readonly ToolSpec[];
 }
 
 /** A compiled request and the record of what went into it (`context.compiled`). */
@@ -42,7 +44,12 @@ export function compileRecentWindow(options: RecentWindowOptions): CompiledWindo
   const factor = estimator.factor(model);
   const empty = estimator.raw(model, { messages: [] });
   const cost = (entry: HistoryMessage) => rawTokens(estimator, model, entry, empty);
-  const systemRaw = estimator.raw(model, { system: options.system, messages: [] });
+  const tools = options.tools && options.tools.length > 0 ? [...options.tools] : undefined;
+  const systemRaw = estimator.raw(model, {
+    system: options.system,
+    messages: [],
+    ...(tools ? { tools } : {}),
+  });
   let raw = systemRaw;
   const newestTurn = findLast(history, (entry) => entry.turn);
   let start = history.length;
@@ -67,6 +74,7 @@ export function compileRecentWindow(options: RecentWindowOptions): CompiledWindo
     model,
     system: options.system,
     messages,
+    ...(tools ? { tools } : {}),
     ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
   };
   return {

@@ -161,13 +161,19 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
     });
     if (again && tool) {
       rerun.push(actionId);
-      await rerunTool(options, stream, tool, {
-        step: `${thread}:${last.index}`,
-        actionId,
-        attempt: action.attempts + 1,
-        parameters: action.dispatched.parameters,
-        signal: options.signal ?? new AbortController().signal,
-      });
+      await rerunTool(
+        options,
+        stream,
+        tool,
+        {
+          step: `${thread}:${last.index}`,
+          actionId,
+          attempt: action.attempts + 1,
+          parameters: action.dispatched.parameters,
+          signal: options.signal ?? new AbortController().signal,
+        },
+        action.dispatched.output_key,
+      );
     }
   }
 
@@ -282,6 +288,7 @@ async function rerunTool(
   stream: StreamRef,
   tool: AnyTool,
   call: RerunCall,
+  outputKey: string | undefined,
 ): Promise<void> {
   const { store, continuity } = options;
   const { actionId, attempt } = call;
@@ -301,17 +308,32 @@ async function rerunTool(
           signal: call.signal,
           progress: () => {},
         });
-    await store.append({
-      continuity,
-      stream,
-      type: "action.succeeded",
-      data: {
-        action_id: actionId,
-        attempt,
-        output: toJsonValue(output ?? null),
-        duration_ms: performance.now() - started,
+    const value = toJsonValue(output ?? null);
+    // As the scheduler records a success: the output goes under the action's output_key too
+    // (`variable.set`, in the same batch), so later steps of the thread see it as `$name`.
+    await store.appendBatch([
+      {
+        continuity,
+        stream,
+        type: "action.succeeded",
+        data: {
+          action_id: actionId,
+          attempt,
+          output: value,
+          duration_ms: performance.now() - started,
+        },
       },
-    });
+      ...(outputKey === undefined
+        ? []
+        : [
+            {
+              continuity,
+              stream,
+              type: "variable.set",
+              data: { name: outputKey, value, by: "action" as const, action_id: actionId },
+            },
+          ]),
+    ]);
   } catch (error) {
     await store.append({
       continuity,

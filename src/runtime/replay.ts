@@ -141,6 +141,10 @@ async function replayInto(
       taken += 1;
     }
     verifying.kill();
+    // What the stopped runtime appended before the crash point is matched but may still be on
+    // its way into the scratch store; the fresh runtime must find it there, as the original's
+    // restart found it in the log (else it sees a run that started as a turn never taken).
+    await scratch.flush();
     boundaryIndex += 1;
     recoveries += 1;
     verifying = createVerifyingStore({ scratch, matcher, crashAhead });

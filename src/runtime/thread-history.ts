@@ -5,6 +5,7 @@ import { fromMessageData } from "../providers/message-data.js";
 import type { ProviderMessage, ToolResult } from "../providers/provider.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 import { formatActionResults, type ReportedAction, toolResultText } from "./action-results.js";
+import { nativeToolName } from "./native-tools.js";
 
 /** One message of a thread's conversation, with the log position it came from. */
 export interface HistoryMessage {
@@ -212,7 +213,7 @@ function resultMessages(record: StepRecord | undefined): ProviderMessage[] {
     if (record.native.has(action.id)) {
       results.push({
         toolCallId: action.id,
-        name: action.name,
+        name: nativeToolName(action.name),
         output: toolResultText(action),
         isError: action.status !== "succeeded",
       });
