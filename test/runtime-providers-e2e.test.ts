@@ -53,7 +53,7 @@ const OPENAI_KEY = "sk-test-e2e-key-0123456789abcdefABCD";
  * zero usage). Any run that ended on a typed provider error fails to replay.
  */
 const REPLAY_FAILED_CALL_BUG =
-  "KNOWN BUG src/runtime/replay-provider.ts play(): a failed model call replays as a lone error part made from snake_case log data, so message.failed loses provider_type/retry_after_ms/request_id and partial, and step.completed loses the streamed model and usage.";
+  "a failed model call must replay with its error fields, partial output, model and usage (replay-provider.ts play())";
 
 let store: EventStore;
 let cleanup: () => Promise<void>;
@@ -401,7 +401,7 @@ describe("a tool-calling run over each provider's SDK", () => {
     const assistant = body(1).messages!.find((message) => message.role === "assistant");
     expect(
       assistant?.reasoning_content,
-      "KNOWN BUG src/providers/openai/flavours.ts OPENAI_FLAVOURS.deepseek has echoReasoning: false, so toChatAssistant drops reasoning_content; DeepSeek thinking mode answers 400 to a tool-call follow-up without it. Fix: echoReasoning: true for deepseek (and update the 'never sends reasoning_content back to DeepSeek' case of providers-openai-request.test.ts).",
+      "DeepSeek thinking mode answers 400 to a tool-call follow-up without reasoning_content (OPENAI_FLAVOURS.deepseek.echoReasoning)",
     ).toBe(chatText(first).reasoning);
   });
 
@@ -463,7 +463,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
 
     expect(
       makeFile.calls,
-      "KNOWN BUG src/runtime/agent-step.ts nativeRequest(): a tool-call-end whose input did not parse (inputError, here cut by max_tokens) is dispatched with parameters {} instead of being reported as a failed call; the tool runs with input the model never gave.",
+      "a tool call whose input did not parse (cut by max_tokens) must not run with made-up parameters (agent-step.ts)",
     ).toEqual([]);
     expect(toolResult).toMatchObject({ is_error: true });
   });

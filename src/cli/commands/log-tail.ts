@@ -71,7 +71,11 @@ export async function logTail(ctx: CommandContext, args: string[]): Promise<numb
   return 0;
 }
 
-async function followLog(
+/**
+ * Catches up from `query.after`, then prints live events until SIGINT, SIGTERM or
+ * `ctx.io.signal`; says `— live —` on stderr once caught up. Shared by `log tail` and `tail`.
+ */
+export async function followLog(
   ctx: CommandContext,
   store: EventStore,
   query: { continuity?: string; after: number },

@@ -10,6 +10,7 @@ import {
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
 import { ConversationView } from "./conversation-view.js";
+import { followLog } from "./log-tail.js";
 
 /** How many of the latest turns `spool tail` shows before following, without `--from-start`. */
 export const TAIL_RECENT_TURNS = 2;
@@ -61,7 +62,7 @@ export async function tailCommand(ctx: CommandContext, args: string[]): Promise<
     if (given === undefined) ctx.err(ctx.errStyle.dim(`Following ${continuity}`));
     const after = values["from-start"] ? 0 : await startOfRecentTurns(store, continuity);
     if (values.json) {
-      await follow(ctx, store, continuity, after, (event) => ctx.out(JSON.stringify(event)));
+      await followLog(ctx, store, { continuity, after }, (event) => ctx.out(JSON.stringify(event)));
       return;
     }
     const view = new ConversationView({
@@ -70,7 +71,7 @@ export async function tailCommand(ctx: CommandContext, args: string[]): Promise<
       write: (chunk) => void ctx.io.stdout.write(chunk),
     });
     try {
-      await follow(ctx, store, continuity, after, (event) => view.push(event));
+      await followLog(ctx, store, { continuity, after }, (event) => view.push(event));
     } finally {
       view.finish();
     }
@@ -86,30 +87,4 @@ async function startOfRecentTurns(store: EventStore, continuity: string): Promis
     if (recent.length > TAIL_RECENT_TURNS) recent.shift();
   }
   return recent.length < TAIL_RECENT_TURNS ? 0 : recent[0]! - 1;
-}
-
-/** Catches up from `after`, then follows live until SIGINT, SIGTERM or `ctx.io.signal`. */
-async function follow(
-  ctx: CommandContext,
-  store: EventStore,
-  continuity: string,
-  after: number,
-  show: (event: SpoolEvent) => void,
-): Promise<void> {
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  ctx.io.signal?.addEventListener("abort", onSignal, { once: true });
-  if (ctx.io.signal?.aborted) stop.abort();
-  try {
-    for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
-      if (message.type === "event") show(message.event);
-      else ctx.err(ctx.errStyle.dim("— live —"));
-    }
-  } finally {
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    ctx.io.signal?.removeEventListener("abort", onSignal);
-  }
 }
