@@ -132,10 +132,17 @@ async function replayInto(
       stallMs,
     );
     if (outcome.difference) return report(outcome.difference);
-    // The events the crashed process wrote that replay could not derive: those of a model call
-    // the crash cut off (its text was never logged whole) are taken from the log.
+    // Replay derived something else where the crashed process had written an event: a real
+    // difference, not an event the crash kept from being written.
+    const held = verifying.heldBefore(event.seq);
+    if (held) return report(held);
+    // The events the crashed process wrote that replay could not derive: those that came from
+    // a model call the crash cut off (its text was never logged whole) are taken from the log.
+    // The compiled context and the step's start are decisions, never model output.
     for (const missing of matcher.unmatched(event.seq)) {
-      if (!cutOff.has(stepOf(missing))) return report(firstUnmatched(matcher, event.seq));
+      if (!cutOff.has(stepOf(missing)) || NEVER_TAKEN.has(missing.type)) {
+        return report(firstUnmatched(matcher, event.seq));
+      }
       matcher.skip(missing);
       await scratch.append(copyOf(missing));
       taken += 1;
@@ -160,6 +167,9 @@ async function replayInto(
   }
   return report();
 }
+
+/** Decisions replay always re-derives, even in a step a crash cut off. */
+const NEVER_TAKEN = new Set(["context.compiled", "step.started"]);
 
 function countBefore(compared: readonly SpoolEvent[], seq: number): number {
   let count = 0;

@@ -22,6 +22,11 @@ export interface VerifyingStore extends EventStore {
   ): Promise<SettleOutcome>;
   /** Re-enacts a crash: from now on no append of this store ever completes. */
   kill(): void;
+  /**
+   * The first derived event held back (a crash was ahead) in place of a logged one with a seq
+   * below `seq`: the crashed process did write there, so it is a difference after all.
+   */
+  heldBefore(seq: number): ReplayDifference | undefined;
 }
 
 /** Options of `createVerifyingStore`. */
@@ -48,6 +53,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
   const { scratch, matcher } = options;
   let killed = false;
   let difference: ReplayDifference | undefined;
+  const held: ReplayDifference[] = [];
   let wake: (() => void) | undefined;
   const poke = () => wake?.();
 
@@ -61,10 +67,10 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     if (!isCompared(derived)) return true;
     const found = matcher.offer(derived);
     if (!found) return true;
-    if (options.crashAhead() && found.expected === undefined) return false;
-    if (options.crashAhead() && found.expected !== undefined) {
-      // The lane expected something else: with a crash ahead this may still be an event the
-      // crashed process never wrote; it becomes a difference only if the run stalls short.
+    if (options.crashAhead()) {
+      // With a crash ahead this may be an event the crashed process never got to write: held
+      // back, it becomes a difference if the log has the lane's expected event before the crash.
+      if (found.expected !== undefined) held.push(found);
       return false;
     }
     difference = found;
@@ -101,6 +107,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     kill() {
       killed = true;
     },
+    heldBefore: (seq) => held.find((found) => found.expected!.seq < seq),
     settle(condition, stallMs, done) {
       return new Promise<SettleOutcome>((resolve) => {
         let timer: NodeJS.Timeout | undefined;

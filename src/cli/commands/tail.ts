@@ -1,5 +1,4 @@
 import type { EventStore } from "../../log/index.js";
-import type { SpoolEvent } from "../../spec/index.js";
 import {
   type CommandContext,
   DB_OPTION,
