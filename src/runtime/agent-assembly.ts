@@ -163,7 +163,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       toolsText: formatToolCatalogue(allowed),
     };
   };
-  const agent = specOf(directive, manifest);
+  const agent = {
+    ...specOf(directive, manifest),
+    ...(manifest ? { manifest: manifest.name } : {}),
+  };
 
   const host: RelicHost = createRelicHost({
     store: options.store,

@@ -40,6 +40,8 @@ export interface AgentSpec {
   tools: readonly AnyTool[];
   /** The tools described for the system prompt (default: name and description of each). */
   toolsText?: string;
+  /** The agent manifest this spec was assembled from, recorded on `thread.started`. */
+  manifest?: string;
   /**
    * Offer the tools natively too (Anthropic `tools`, OpenAI functions), so a model may call them
    * with its provider's tool calls as well as with `<action>` tags (default true).
@@ -371,6 +373,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           chain_root: thread,
           model: options.agent.model,
           turn,
+          ...(options.agent.manifest !== undefined ? { agent: options.agent.manifest } : {}),
         },
       });
       state.threads.set(thread, {

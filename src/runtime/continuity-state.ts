@@ -7,6 +7,8 @@ export interface ThreadState {
   id: string;
   directive: string;
   model?: string;
+  /** The agent manifest it runs with, when one. */
+  agent?: string;
   /** Set for child threads (`agent` actions). */
   parent?: EventData<"thread.started">["parent"];
   startSeq: number;
@@ -61,6 +63,7 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
         id: stream.id,
         directive: data.directive,
         ...(data.model !== undefined ? { model: data.model } : {}),
+        ...(data.agent !== undefined ? { agent: data.agent } : {}),
         ...(data.parent ? { parent: data.parent } : {}),
         startSeq: event.seq,
         nextStep: 0,

@@ -95,7 +95,8 @@ export async function ensureContinuity(
 
 /**
  * The directive (and model) the continuity's foreground thread runs, when it has one, and the
- * agent manifest its runs were started with (`ensureContinuity`), when one was.
+ * agent manifest it runs with (recorded on `thread.started`; for logs written before that, the
+ * continuity's label from `ensureContinuity`).
  */
 export async function foregroundDirective(
   store: EventStore,
@@ -113,7 +114,7 @@ export async function foregroundDirective(
   const created = events.find((event): event is EventOf<"continuity.created"> =>
     isEvent(event, "continuity.created"),
   );
-  const agent = created?.data.labels?.agent;
+  const agent = thread?.agent ?? created?.data.labels?.agent;
   return thread
     ? {
         directive: thread.directive,

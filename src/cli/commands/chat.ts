@@ -80,12 +80,14 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
     });
     const { assembled, runtime } = session;
-    // The manifest the chat runs (the one assembleAgent picks when none is named), kept for
-    // `spool resume` and `spool replay`, which must assemble the same agent.
-    const agent =
-      values.agent ??
-      (values.directive !== undefined ? undefined : assembled.demo ? "demo" : "assistant");
-    const created = await ensureContinuity(ctx, store, continuity, "Chat", "chat", agent);
+    const created = await ensureContinuity(
+      ctx,
+      store,
+      continuity,
+      "Chat",
+      "chat",
+      assembled.options.agent.manifest,
+    );
     if (assembled.demoReason) renderer.info(assembled.demoReason);
     const turns = created ? 0 : await countTurns(store, continuity);
     renderer.info(

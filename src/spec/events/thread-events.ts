@@ -15,6 +15,8 @@ export const threadEvents = {
       continuation_of: identifier.optional(),
       model: z.string().max(200).optional(),
       turn: ulidString.optional(),
+      /** The agent manifest the thread runs with (tools, limits), when one: resume and replay use it. */
+      agent: z.string().min(1).max(200).optional(),
       /** A child thread (an `agent` action): the thread, step and action that spawned it. */
       parent: z
         .strictObject({
