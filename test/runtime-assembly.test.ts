@@ -105,3 +105,23 @@ Answer in $count words.
     expect(() => assemble({}, { directive: "nope" })).toThrow(/nope/);
   });
 });
+
+describe("relics from config.yaml", () => {
+  it("offers an http relic configured in the project's config, and refuses a bad entry with file, line and field", async () => {
+    mkdirSync(join(workspace, ".ai"), { recursive: true });
+    writeFileSync(
+      join(workspace, ".ai", "config.yaml"),
+      "relics:\n  - id: weather\n    type: http\n    base_url: http://127.0.0.1:9/v1\n",
+    );
+    const assembled = assemble({});
+    const relics = assembled.options.executors?.find((executor) => executor.type === "relic");
+    expect(relics?.canRun?.("weather.request")).toBe(true);
+    expect(relics?.canRun?.("kv.get")).toBe(true);
+    await assembled.close();
+    writeFileSync(
+      join(workspace, ".ai", "config.yaml"),
+      "relics:\n  - id: weather\n    type: http\n    base_url: not a url\n",
+    );
+    expect(() => assemble({})).toThrow(/config\.yaml:4.*base_url/s);
+  });
+});

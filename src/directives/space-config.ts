@@ -47,8 +47,19 @@ export interface SpaceConfig {
   /** Tool defaults by tool id. */
   tools: Record<string, ToolDefaults>;
   coordination: { continuation: ContinuationConfig };
+  /** HTTP services the agent may call as relics (`<id>.request`), merged by id across tiers. */
+  relics: HttpRelicConfig[];
   /** The config files merged, lowest precedence (built-in) first. */
   sources: ItemSource[];
+}
+
+/** One `relics` entry of config.yaml: an HTTP service relic. */
+export interface HttpRelicConfig {
+  id: string;
+  type: "http";
+  baseUrl: string;
+  allowedHosts: string[];
+  headers: Record<string, string>;
 }
 
 const HINT = "Fix each field named; docs/directives.md describes config.yaml";
@@ -105,6 +116,23 @@ const configSchema = z.strictObject(
         { error: "must be a list of { id: <tool>, …options }" },
       )
       .optional(),
+    relics: z
+      .array(
+        z.strictObject(
+          {
+            id: z
+              .string({ error: "each relic needs an id, e.g. id: weather" })
+              .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, "must be a name of letters, digits, _ and -"),
+            type: z.literal("http", { error: 'the built-in relic type here is "http"' }),
+            base_url: z.url({ error: "must be an http(s) URL, e.g. https://api.example.com/v1" }),
+            allowed_hosts: z.array(z.string()).optional(),
+            headers: z.record(z.string(), z.string()).optional(),
+          },
+          { error: "a relic has id, type, base_url, allowed_hosts, headers" },
+        ),
+        { error: "must be a list of { id, type: http, base_url }" },
+      )
+      .optional(),
     coordination: z
       .strictObject(
         {
@@ -145,8 +173,8 @@ const configSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "config.yaml has models, policy, tools, coordination (check the spelling)"
-        : "config.yaml must be a mapping with models, policy, tools, coordination",
+        ? "config.yaml has models, policy, tools, relics, coordination (check the spelling)"
+        : "config.yaml must be a mapping with models, policy, tools, relics, coordination",
   },
 );
 
@@ -195,6 +223,13 @@ export function mergeConfigLayers(
       requireSignatures: layers.some(({ layer }) => layer.policy?.require_signatures === true),
     },
     tools,
+    relics: (merged.relics ?? []).map((relic) => ({
+      id: relic.id,
+      type: relic.type,
+      baseUrl: relic.base_url,
+      allowedHosts: relic.allowed_hosts ?? [],
+      headers: relic.headers ?? {},
+    })),
     coordination: {
       continuation: {
         triggerThreshold: continuation.trigger_threshold ?? 0.9,

@@ -22,6 +22,7 @@ import {
 } from "../providers/index.js";
 import type { Provider } from "../providers/provider.js";
 import {
+  createHttpRelic,
   createKvRelic,
   createRelicExecutor,
   createRelicHost,
@@ -171,7 +172,17 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   const host: RelicHost = createRelicHost({
     store: options.store,
     continuity: options.continuity,
-    relics: [createKvRelic()],
+    relics: [
+      createKvRelic(),
+      ...config.relics.map((relic) =>
+        createHttpRelic({
+          name: relic.id,
+          baseUrl: relic.baseUrl,
+          allowedHosts: relic.allowedHosts,
+          headers: relic.headers,
+        }),
+      ),
+    ],
   });
   const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
   const toolByName = new Map(tools.map((tool) => [tool.name, tool]));
