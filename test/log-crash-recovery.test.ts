@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { type EventStore, openEventStore, verifyChain } from "../src/log/index.js";
 import { prepareEvent, type SpoolEvent } from "../src/spec/index.js";
-import { runToExit, spawnScript } from "./support/child-process.js";
+import {
+  type BundledScript,
+  bundleScript,
+  runToExit,
+  spawnBundled,
+} from "./support/child-process.js";
 import { collect, seededRandom } from "./support/events.js";
 import { createTestDatabase } from "./support/postgres-server.js";
 
@@ -16,10 +21,18 @@ interface Ack {
   hash: string;
 }
 
+let bundled: Promise<BundledScript> | undefined;
+/** The crash writer compiled once: 100 starts through tsx would take minutes on 2 cores. */
+const writer = () => {
+  bundled ??= bundleScript("test/support/crash-writer.ts");
+  return bundled;
+};
+afterAll(async () => (await bundled)?.remove());
+
 /** Spawns the writer, kills it with SIGKILL once it has acknowledged `after` events. */
 async function writeUntilKilled(db: string, run: number, after: number): Promise<Ack[]> {
   const acks: Ack[] = [];
-  const child = spawnScript("./crash-writer.ts", [db, String(run)]);
+  const child = spawnBundled(await writer(), [db, String(run)]);
   const exit = await runToExit(child, (line) => {
     if (line === "ready" && after === 0) child.kill("SIGKILL");
     const [word, seq, id, hash] = line.split(" ");

