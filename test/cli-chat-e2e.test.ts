@@ -76,7 +76,7 @@ describe.skipIf(!hasScript)(
       }
       expect(shown).toMatch(WEEKDAYS);
       expect(shown).not.toContain("$now.weekday");
-      expect(shown).toContain("I searched 1 files for TODO and found:");
+      expect(shown).toContain("Files searched for TODO: 1. Found:");
       expect(shown).toContain("notes.md:3:TODO: water the plants");
       expect(shown.match(/↳ [\d,]+ in · [\d,]+ out/g)).toHaveLength(2);
       // The response is not final: the second step's answer comes after its usage line.
