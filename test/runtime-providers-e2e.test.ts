@@ -8,7 +8,6 @@ import {
   resolveProviderSettings,
 } from "../src/providers/index.js";
 import { type AgentSpec, createAgentRuntime } from "../src/runtime/index.js";
-import type { SpoolEvent } from "../src/spec/index.js";
 import { OVERLOADED_FRAME } from "./support/anthropic-sse.js";
 import {
   chunkBytes,
@@ -25,6 +24,9 @@ import {
   chatText,
   chatToolCalls,
   dataOf,
+  decisions,
+  expectKeyNeverLogged,
+  expectToolRun,
   ofType,
   type RecordingTool,
   recordingTool,
@@ -43,15 +45,6 @@ const continuity = "home";
 const ANTHROPIC_KEY = "sk-ant-test-e2e-key-0123456789abcdef";
 const OPENAI_KEY = "sk-test-e2e-key-0123456789abcdefABCD";
 
-/**
- * Known bug, src/runtime/replay-provider.ts (`createReplayProvider`, `play`): a call the log
- * records as `message.failed` is replayed as a lone `error` part, built from the log's snake_case
- * error data (`{ ...call.failed } as never`). So on replay `provider_type`, `retry_after_ms` and
- * `request_id` are lost (the log sink reads `providerType`, …), the content that arrived before
- * the failure (`message.partial`) is not played (`partial: true` becomes false), and the `start`
- * and usage that did arrive are not played either (`step.completed` gets the request's model and
- * zero usage). Any run that ended on a typed provider error fails to replay.
- */
 const REPLAY_FAILED_CALL_BUG =
   "a failed model call must replay with its error fields, partial output, model and usage (replay-provider.ts play())";
 
@@ -140,49 +133,6 @@ async function expectIdenticalReplay(
   ).toEqual(calls);
 }
 
-/** The key reached the server (so the check below can fail) and no event of the log holds it. */
-function expectKeyNeverLogged(events: readonly SpoolEvent[], key: string) {
-  const sent = server.requests.some((request) => JSON.stringify(request.headers).includes(key));
-  expect(sent, "the SDK sent the key to the server").toBe(true);
-  for (const event of events) {
-    expect(JSON.stringify(event), `${event.type} #${event.seq} holds the API key`).not.toContain(
-      key,
-    );
-  }
-}
-
-/** The decisions of the run on `thread`, in order. */
-const decisions = (events: readonly SpoolEvent[]) =>
-  ofType(events, "loop.decided").map((event) => dataOf(event).decision);
-
-/**
- * The lifecycle of a completed tool-calling run: a `message.completed` per step, each native call
- * dispatched with its recorded input and succeeded, `continue` until the last step's `complete`.
- */
-function expectToolRun(
-  events: readonly SpoolEvent[],
-  thread: string,
-  steps: number,
-  calls: { id: string; name: string; input: unknown }[],
-) {
-  const completed = ofType(events, "message.completed");
-  expect(completed.map((event) => event.stream.id)).toEqual(
-    Array.from({ length: steps }, (_, index) => `${thread}:${index}`),
-  );
-  const dispatched = ofType(events, "action.dispatched").map(dataOf);
-  expect(dispatched.map((data) => [data.action_id, data.type, data.name, data.parameters])).toEqual(
-    calls.map((call) => [call.id, "tool", call.name, call.input]),
-  );
-  expect(ofType(events, "action.succeeded").map((event) => dataOf(event).action_id)).toEqual(
-    calls.map((call) => call.id),
-  );
-  expect(ofType(events, "action.failed")).toEqual([]);
-  expect(decisions(events)).toEqual([...Array(steps - 1).fill("continue"), "complete"]);
-  const runs = ofType(events, "run.completed");
-  expect(runs).toHaveLength(1);
-  expect(dataOf(runs[0])).toMatchObject({ status: "completed", steps });
-}
-
 describe("a tool-calling run over each provider's SDK", () => {
   it("Anthropic Messages: tool_use → tool_result with the same id, then the recorded answer (random chunks)", async () => {
     const first =
@@ -215,7 +165,7 @@ describe("a tool-calling run over each provider's SDK", () => {
     });
     expect(typeof followUp.system).toBe("string");
     expectToolRun(events, result.thread, 2, [call!]);
-    expectKeyNeverLogged(events, ANTHROPIC_KEY);
+    expectKeyNeverLogged(server.requests, events, ANTHROPIC_KEY);
 
     await expectIdenticalReplay(agent, [weather]);
   });
@@ -266,7 +216,7 @@ describe("a tool-calling run over each provider's SDK", () => {
       forecast: "rain",
     });
     expectToolRun(events, result.thread, 2, [call!]);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [weather]);
   });
@@ -332,7 +282,7 @@ describe("a tool-calling run over each provider's SDK", () => {
       second.findIndex((item) => item.type === "function_call"),
     );
     expectToolRun(events, result.thread, 4, recorded);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [calculator]);
   });
@@ -376,7 +326,7 @@ describe("a tool-calling run over each provider's SDK", () => {
       expect.objectContaining({ type: "reasoning", text: chatText(first).reasoning }),
     );
     expectToolRun(events, result.thread, 2, [call!]);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [weather]);
   });
@@ -432,7 +382,7 @@ describe("a tool-calling run over each provider's SDK", () => {
       tool_calls: [{ id: call!.id, function: { name: "weather", arguments: "{}" } }],
     });
     expectToolRun(events, result.thread, 2, [call!]);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [weather]);
   });
@@ -458,7 +408,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     );
     expect(toolResult).toMatchObject({ tool_use_id: call!.id });
     expect(decisions(events)).toEqual(["continue", "complete"]);
-    expectKeyNeverLogged(events, ANTHROPIC_KEY);
+    expectKeyNeverLogged(server.requests, events, ANTHROPIC_KEY);
     await expectIdenticalReplay(agent, [makeFile]);
 
     expect(
@@ -484,7 +434,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
       { type: "text", text: anthropicText(path) },
     ]);
     expect(decisions(events)).toEqual(["complete"]);
-    expectKeyNeverLogged(events, ANTHROPIC_KEY);
+    expectKeyNeverLogged(server.requests, events, ANTHROPIC_KEY);
 
     await expectIdenticalReplay(agent);
   });
@@ -511,7 +461,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     expect(
       content.filter((block) => block.type === "reasoning").map((block) => block.text),
     ).toEqual(summaries);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent);
   });
@@ -529,7 +479,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
       stop_reason: "refusal",
       provider_stop_reason: "refusal",
     });
-    expectKeyNeverLogged(events, ANTHROPIC_KEY);
+    expectKeyNeverLogged(server.requests, events, ANTHROPIC_KEY);
 
     await expectIdenticalReplay(agent);
   });
@@ -549,7 +499,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     const [message] = ofType(events, "message.completed");
     expect(dataOf(message).content).toEqual([{ type: "refusal", text: refusal }]);
     expect(decisions(events)).toEqual(["complete"]);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent);
   });
@@ -573,7 +523,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     expect(dataOf(run)).toMatchObject({ status: "failed", error: { code: "provider.auth" } });
     expect(decisions(events)).toEqual(["fail"]);
     expect(server.requests).toHaveLength(1);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [], REPLAY_FAILED_CALL_BUG);
   });
@@ -593,7 +543,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     const [run] = ofType(events, "run.completed");
     expect(dataOf(run)).toMatchObject({ status: "failed", error: { code: "provider.overloaded" } });
     expect(ofType(events, "message.completed")).toEqual([]);
-    expectKeyNeverLogged(events, ANTHROPIC_KEY);
+    expectKeyNeverLogged(server.requests, events, ANTHROPIC_KEY);
 
     await expectIdenticalReplay(agent, [], REPLAY_FAILED_CALL_BUG);
   });
@@ -621,7 +571,7 @@ describe("thinking, refusals and errors over each provider's SDK", () => {
     const [failed] = ofType(events, "message.failed");
     expect(dataOf(failed).error).toMatchObject({ code: "provider.auth", status: 401 });
     expect(server.requests).toHaveLength(1);
-    expectKeyNeverLogged(events, OPENAI_KEY);
+    expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 
     await expectIdenticalReplay(agent, [], REPLAY_FAILED_CALL_BUG);
   });

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { z } from "zod";
 import { type AnyTool, defineTool } from "../../src/actions/index.js";
 import type { EventStore } from "../../src/log/index.js";
@@ -8,6 +9,7 @@ import {
   replayContinuity,
 } from "../../src/runtime/index.js";
 import type { SpoolEvent } from "../../src/spec/index.js";
+import type { ReceivedRequest } from "./replay-server.js";
 import { fixtureBytes } from "./replay-server.js";
 
 // Helpers of the end-to-end runtime tests: recorded provider streams read through the real SDKs,
@@ -196,4 +198,51 @@ export function ofType(events: readonly SpoolEvent[], type: string): SpoolEvent[
 /** The `data` of an event as a plain record (for field checks without the catalogue's types). */
 export function dataOf(event: SpoolEvent | undefined): Json {
   return obj(event?.data);
+}
+
+/** The loop's decisions in the log, in order. */
+export const decisions = (events: readonly SpoolEvent[]) =>
+  ofType(events, "loop.decided").map((event) => dataOf(event).decision);
+
+/**
+ * The lifecycle of a completed tool-calling run: a `message.completed` per step, each native call
+ * dispatched with its recorded input and succeeded, `continue` until the last step's `complete`.
+ */
+export function expectToolRun(
+  events: readonly SpoolEvent[],
+  thread: string,
+  steps: number,
+  calls: { id: string; name: string; input: unknown }[],
+) {
+  const completed = ofType(events, "message.completed");
+  expect(completed.map((event) => event.stream.id)).toEqual(
+    Array.from({ length: steps }, (_, index) => `${thread}:${index}`),
+  );
+  const dispatched = ofType(events, "action.dispatched").map(dataOf);
+  expect(dispatched.map((data) => [data.action_id, data.type, data.name, data.parameters])).toEqual(
+    calls.map((call) => [call.id, "tool", call.name, call.input]),
+  );
+  expect(ofType(events, "action.succeeded").map((event) => dataOf(event).action_id)).toEqual(
+    calls.map((call) => call.id),
+  );
+  expect(ofType(events, "action.failed")).toEqual([]);
+  expect(decisions(events)).toEqual([...Array(steps - 1).fill("continue"), "complete"]);
+  const runs = ofType(events, "run.completed");
+  expect(runs).toHaveLength(1);
+  expect(dataOf(runs[0])).toMatchObject({ status: "completed", steps });
+}
+
+/** The key reached the server (so the check below can fail) and no event of the log holds it. */
+export function expectKeyNeverLogged(
+  requests: readonly ReceivedRequest[],
+  events: readonly SpoolEvent[],
+  key: string,
+) {
+  const sent = requests.some((request) => JSON.stringify(request.headers).includes(key));
+  expect(sent, "the SDK sent the key to the server").toBe(true);
+  for (const event of events) {
+    expect(JSON.stringify(event), `${event.type} #${event.seq} holds the API key`).not.toContain(
+      key,
+    );
+  }
 }
