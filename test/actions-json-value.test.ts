@@ -39,6 +39,11 @@ describe("toJsonValue: what an action's output becomes in the log", () => {
     expect(typeof toJsonValue(hostile)).toBe("string");
   });
 
+  it("stores -0 as 0, as JSON reads it back (found by the property below, seed 1531963500)", () => {
+    expect(Object.is(toJsonValue(-0), 0)).toBe(true);
+    expect(toJsonValue({ a: -0 })).toEqual({ a: 0 });
+  });
+
   it("never throws, and always gives a value JSON round-trips unchanged", () => {
     fc.assert(
       fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true }), (value) => {

@@ -1,6 +1,6 @@
 /**
  * The JSON form of `value`, as the log stores it and a replay reads it back: `undefined` becomes
- * `null`, non-finite numbers become `null`, `toJSON` is applied, a bigint becomes its decimal
+ * `null`, non-finite numbers become `null`, `-0` becomes `0`, `toJSON` is applied, a bigint becomes its decimal
  * string, and a reference back to an enclosing object becomes the string `"[Circular]"` (the rest
  * of the value is kept). A value that cannot be read at all (a throwing getter) becomes its
  * `String(…)`. Never throws.
@@ -13,7 +13,8 @@ export function toJsonValue(value: unknown): unknown {
     case "boolean":
       return value;
     case "number":
-      return Number.isFinite(value) ? value : null;
+      // JSON has no -0: it reads back as 0, so it is stored as 0 (a replay sees the same).
+      return Number.isFinite(value) ? (Object.is(value, -0) ? 0 : value) : null;
     case "undefined":
     case "function":
     case "symbol":
