@@ -5,35 +5,8 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { type CliIo, main } from "../src/cli/main.js";
 import { openEventStore } from "../src/log/index.js";
+import { awaitableOutput } from "./support/cli.js";
 import { createTestDatabase } from "./support/postgres-server.js";
-
-/** An in-memory stdout/stderr that can be awaited for a piece of text. */
-function output(isTTY = false, columns?: number) {
-  let text = "";
-  const waiting: { needle: string; resolve: () => void }[] = [];
-  return {
-    isTTY,
-    columns,
-    write(chunk: string) {
-      text += chunk;
-      for (const waiter of [...waiting]) {
-        if (text.includes(waiter.needle)) {
-          waiting.splice(waiting.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-      return true;
-    },
-    get text() {
-      return text;
-    },
-    /** Resolves once `needle` has been written. */
-    until(needle: string): Promise<void> {
-      if (text.includes(needle)) return Promise.resolve();
-      return new Promise((resolve) => waiting.push({ needle, resolve }));
-    },
-  };
-}
 
 let dir: string;
 let db: string;
@@ -55,8 +28,8 @@ function makeIo(
     signal?: AbortSignal;
   } = {},
 ) {
-  const stdout = output(options.tty ?? false, options.columns);
-  const stderr = output(options.tty ?? false);
+  const stdout = awaitableOutput(options.tty ?? false, options.columns);
+  const stderr = awaitableOutput(options.tty ?? false);
   const io: CliIo = {
     stdout,
     stderr,

@@ -10,6 +10,7 @@ import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import { type AgentSpec, createAgentRuntime } from "../src/runtime/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
+import { awaitableOutput } from "./support/cli.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -62,42 +63,14 @@ function runtimeWith(script: string[]) {
 
 const TOOL_STEP = `<thought>checking the echo</thought><action type="tool" mode="sync" id="a1">{"name":"echo","parameters":{"text":"x"}}</action><response final="false">one moment</response>`;
 
-/** A stdout or stderr that collects what is written and can be awaited for a piece of text. */
-function output(isTTY = false) {
-  let text = "";
-  const waiting: { needle: string; resolve: () => void }[] = [];
-  return {
-    isTTY,
-    columns: 100,
-    write(chunk: string) {
-      text += chunk;
-      for (const waiter of [...waiting]) {
-        if (text.includes(waiter.needle)) {
-          waiting.splice(waiting.indexOf(waiter), 1);
-          waiter.resolve();
-        }
-      }
-      return true;
-    },
-    get text() {
-      return text;
-    },
-    /** Resolves once `needle` has been written. */
-    until(needle: string): Promise<void> {
-      if (text.includes(needle)) return Promise.resolve();
-      return new Promise((resolve) => waiting.push({ needle, resolve }));
-    },
-  };
-}
-
 /** Runs `command` with `args` against the test store, in a context with collecting outputs. */
 function start(
   command: typeof tailCommand,
   args: string[],
   options: { tty?: boolean; env?: Record<string, string> } = {},
 ) {
-  const stdout = output(options.tty ?? false);
-  const stderr = output(false);
+  const stdout = awaitableOutput(options.tty ?? false, 100);
+  const stderr = awaitableOutput(false, 100);
   const stop = new AbortController();
   const ctx = createContext({
     stdout,

@@ -45,7 +45,7 @@ export function formatActionResults(
     lines.push("<action_results>");
     for (const action of actions) {
       lines.push(
-        `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">${escapeText(resultBody(action))}</result>`,
+        `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">${escapeText(toolResultText(action))}</result>`,
       );
     }
     lines.push("</action_results>");
@@ -60,12 +60,8 @@ export function formatActionResults(
   return lines.join("\n");
 }
 
-/** The text of a native tool call's result. */
+/** The text of one action's result: its output, or its error, skip or cancel message. */
 export function toolResultText(action: ReportedAction): string {
-  return resultBody(action);
-}
-
-function resultBody(action: ReportedAction): string {
   if (action.status === "succeeded") return clip(jsonText(action.output));
   if (action.error) return clip(`${action.error.code}: ${action.error.message}`);
   if (action.message) return clip(action.message);

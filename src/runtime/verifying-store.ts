@@ -1,5 +1,5 @@
 import type { EventStore } from "../log/index.js";
-import type { AnyNewEvent, NewEvent, SpoolEvent, StreamRef } from "../spec/index.js";
+import type { AnyNewEvent, NewEvent, StreamRef } from "../spec/index.js";
 import { isCompared, type LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 
 /** How waiting for a condition ended. */
@@ -135,9 +135,4 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     },
   };
   return store;
-}
-
-/** For tests and tools: the events of `events` replay compares. */
-export function comparedEvents(events: readonly SpoolEvent[]): SpoolEvent[] {
-  return events.filter(isCompared);
 }

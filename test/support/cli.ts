@@ -47,3 +47,31 @@ export async function runSpool(args: string[], options: RunSpoolOptions) {
   const code = await main(args, io);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
+
+/** An in-memory stdout/stderr that collects what is written and can be awaited for a piece of text. */
+export function awaitableOutput(isTTY = false, columns?: number) {
+  let text = "";
+  const waiting: { needle: string; resolve: () => void }[] = [];
+  return {
+    isTTY,
+    columns,
+    write(chunk: string) {
+      text += chunk;
+      for (const waiter of [...waiting]) {
+        if (text.includes(waiter.needle)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+      return true;
+    },
+    get text() {
+      return text;
+    },
+    /** Resolves once `needle` has been written. */
+    until(needle: string): Promise<void> {
+      if (text.includes(needle)) return Promise.resolve();
+      return new Promise((resolve) => waiting.push({ needle, resolve }));
+    },
+  };
+}
