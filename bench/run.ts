@@ -1,9 +1,10 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime …]`: Spool's event log on SQLite and
- * PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
- * throughput, dispatch latency, the Vercel AI SDK on the same stream) and the agent runtime (its
- * overhead per step and action, its step latency beside the AI SDK's agent), each beside its
- * baseline, all measured in the same run. Prints markdown tables and writes them to
+ * `npm run bench [-- log|protocol|providers|runtime|continuity …]`: Spool's event log on SQLite
+ * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
+ * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
+ * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
+ * module (a step's context compile as the continuity grows to 1M events, a handoff's overhead),
+ * each beside its baseline, all measured in the same run. Prints markdown tables and writes them to
  * `bench/results/latest.md`. Arguments pick groups (default: all). `BENCH_RUNS` (default 3) sets
  * the repetitions whose median is shown; `BENCH_EVENTS` scales the log's sizes down (see
  * `readConfig`).
@@ -12,6 +13,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type BenchConfig, readConfig } from "./config.js";
+import { measureCompileScaling } from "./continuity/compile-scaling.js";
+import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
 import type { Engine } from "./engine.js";
 import { measureEngine } from "./measure-engine.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
@@ -76,7 +79,7 @@ function section(
   });
 }
 
-const GROUPS = ["log", "protocol", "providers", "runtime"] as const;
+const GROUPS = ["log", "protocol", "providers", "runtime", "continuity"] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The groups named on the command line (all when none). */
@@ -132,6 +135,14 @@ async function main(): Promise<void> {
       await guarded("Agent step latency vs Vercel AI SDK", () =>
         measureStepLatency(config.runs, progress),
       ),
+    );
+  }
+  if (groups.has("continuity")) {
+    sections.push(
+      await guarded("Context compile vs continuity length", () =>
+        measureCompileScaling(config.runs, progress),
+      ),
+      await guarded("Handoff overhead", () => measureHandoffOverhead(config.runs, progress)),
     );
   }
 

@@ -1,9 +1,13 @@
 /**
  * Spool: a runtime for long-lived LLM agents. This entry point exports the continuity log (the
  * event store on SQLite or PostgreSQL, artifacts, hash-chain verification), the event catalog,
- * the streaming protocol parser, the action scheduler with its step runner, and context feeds.
+ * the streaming protocol parser, the action scheduler with its step runner, context feeds, and the
+ * continuity module (context compiler, summaries, handoffs).
  */
 export * from "./actions/index.js";
+export * from "./continuity/index.js";
+// The runtime's replay provider exports the same digest (the one `context.compiled` records).
+export { requestDigest } from "./continuity/index.js";
 export * from "./directives/index.js";
 export * from "./feeds/index.js";
 export * from "./log/index.js";

@@ -91,7 +91,10 @@ describe("three tiers", () => {
     write(user("directives", "shared.md"), directive("shared", "user"));
     write(user("agents", "helper.yaml"), "directive: shared\n");
     write(project("workflows", "deploy.yaml"), "steps: []\n");
-    write(project("hooks", "pressure.yaml"), "event: context_window_pressure\n");
+    write(
+      project("hooks", "pressure.yaml"),
+      "id: pressure\nevent: context_window_pressure\naction: { item_type: directive, item_id: x }\n",
+    );
     write(project("config.yaml"), "policy: { require_signatures: false }\n");
     write(built("config.yaml"), "models: { fast: { anthropic: claude-haiku-4-5 } }\n");
     write(project("directives", "orphan.md.sig"), "a sidecar is never listed as an item\n");
@@ -195,8 +198,6 @@ tools:
     timeout_seconds: 5
   - id: shell.run
     enabled: false
-coordination:
-  continuation: { trigger_threshold: 0.9, summary_directive: thread_summary }
 `,
     );
     write(
@@ -214,10 +215,6 @@ policy: { require_signatures: false }
       `tools:
   - id: fs.read
     root: /data
-coordination:
-  continuation:
-    trigger_threshold: 0.8
-    summary_directive_overrides: { browser/automate: browser_summarizer }
 `,
     );
     const config = space().config();
@@ -230,14 +227,6 @@ coordination:
       "fs.read": { enabled: true, options: { root: "/data" } },
     });
     expect(Object.keys(config.tools)).toEqual(["http.fetch", "shell.run", "fs.read"]);
-    expect(config.coordination.continuation).toEqual({
-      triggerThreshold: 0.8,
-      summaryDirective: "thread_summary",
-      summaryDirectiveOverrides: { "browser/automate": "browser_summarizer" },
-      summaryModel: "fast",
-      resumeCeilingTokens: 16000,
-      summaryMaxTokens: 4000,
-    });
     expect(config.policy.requireSignatures).toBe(false);
     expect(config.sources.map((source) => source.tier)).toEqual(["builtin", "user", "project"]);
     expect(modelFor(config, "fast", "openai")).toBe("gpt-5-mini");
@@ -323,10 +312,10 @@ describe("built-in items", () => {
     const config = items.config();
     expect(config.models.fast.anthropic).toBe("claude-haiku-4-5");
     expect(config.policy.requireSignatures).toBe(false);
+    const { continuation } = items.coordination();
+    expect(continuation.summaryDirective).toBe("thread_summary");
     expect(
-      items
-        .directive(config.coordination.continuation.summaryDirective)
-        .inputs.map((input) => input.name),
+      items.directive(continuation.summaryDirective).inputs.map((input) => input.name),
     ).toEqual(["transcript_content", "directive_name", "max_summary_tokens"]);
     expect(items.manifest("assistant").directive).toBe("assistant");
     const listings = items.list();

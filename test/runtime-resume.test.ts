@@ -4,6 +4,7 @@ import { type AnyTool, defineTool } from "../src/actions/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import { type AgentSpec, createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
+import { dyingAt } from "./support/dying-store.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -40,42 +41,6 @@ function stallingTool(name: string, idempotent: boolean) {
     },
   });
   return { tool, runs, started };
-}
-
-/**
- * The store as a process that dies at the first append of `type` sees it: that append and every
- * later one never complete and write nothing.
- */
-function dyingAt(inner: EventStore, type: string): { store: EventStore; died: Promise<void> } {
-  let dead = false;
-  let died: () => void = () => {};
-  const diedNow = new Promise<void>((resolve) => {
-    died = resolve;
-  });
-  const never = new Promise<never>(() => {});
-  const dies = (events: readonly { type: string }[]) => {
-    if (events.some((event) => event.type === type)) {
-      dead = true;
-      died();
-    }
-    return dead;
-  };
-  const store: EventStore = {
-    kind: inner.kind,
-    location: inner.location,
-    artifacts: inner.artifacts,
-    append: (event) => (dies([event]) ? never : inner.append(event)),
-    appendBatch: (events) => (dies(events) ? never : inner.appendBatch(events)),
-    flush: () => inner.flush(),
-    read: (query) => inner.read(query),
-    fold: (query, projection) => inner.fold(query, projection),
-    subscribe: (options) => inner.subscribe(options),
-    head: () => inner.head(),
-    continuities: () => inner.continuities(),
-    continuity: (id) => inner.continuity(id),
-    close: () => inner.close(),
-  };
-  return { store, died: diedNow };
 }
 
 function agent(tools: AnyTool[]): AgentSpec {

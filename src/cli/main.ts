@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, EventValidationError, SpoolError, StoreError } from "../spec/index.js";
 import { chatCommand } from "./commands/chat.js";
+import { contextCommand } from "./commands/context-command.js";
 import { createContinuity, listContinuities } from "./commands/continuities.js";
 import { itemsCommand } from "./commands/items.js";
 import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
+import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
 import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
 import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
@@ -47,6 +49,10 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   sign: { "": signCommand },
   tail: { "": tailCommand },
   threads: { "": threadsCommand },
+  pin: { "": pinCommand },
+  unpin: { "": unpinCommand },
+  pins: { "": pinsCommand },
+  context: { "": contextCommand },
 };
 
 /**

@@ -1,6 +1,8 @@
 import { CHAT_USAGE } from "./commands/chat.js";
+import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
 import { RUN_USAGE } from "./commands/run.js";
 import { SIGN_USAGE } from "./commands/sign.js";
@@ -55,7 +57,11 @@ Commands:
   resume [continuity]           Continue runs a crash interrupted
   replay <continuity>           Re-derive a continuity from its log; --verify checks it
   tail [continuity]             Follow a continuity live as a conversation
-  threads [continuity]          List a continuity's threads: status, runs, tokens
+  threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
+  context [continuity]          Show what a model call was given: tokens per part, summaries, pins
+  pin <text…>                   Pin a fact (--rule: a rule) into every later context
+  unpin <id>                    Remove a pin
+  pins                          List the pins in force
   items                         List directives, agents and configs, and where each resolves from
   sign <file>                   Sign an item file (directive, agent, config)
   continuities                  List continuities
@@ -195,6 +201,10 @@ Run \`spool protocol parse --help\` for its options.
   sign: SIGN_USAGE,
   tail: TAIL_USAGE,
   threads: THREADS_USAGE,
+  context: CONTEXT_USAGE,
+  pin: PIN_USAGE,
+  unpin: UNPIN_USAGE,
+  pins: PINS_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]

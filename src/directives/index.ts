@@ -1,8 +1,8 @@
 /**
  * Directives and the items around them: directive files (markdown with an XML metadata block),
- * agent manifests, `config.yaml`, the three tiers of item spaces (project `.ai/`, user `~/.ai/`,
- * built-in), permissions, limits and whole-file signatures. docs/directives.md describes the
- * formats.
+ * agent manifests, `config.yaml`, `coordination.yaml`, the three tiers of item spaces (project
+ * `.ai/`, user `~/.ai/`, built-in), permissions, limits and whole-file signatures.
+ * docs/directives.md describes the formats.
  */
 
 /** Agent manifests (`agents/<name>.yaml`): `parseAgentManifest` and its types. */
@@ -14,6 +14,17 @@ export {
 } from "./agent-manifest.js";
 /** Where Spool's own `builtin/` folder is. */
 export { findBuiltinDir } from "./builtin-dir.js";
+/** `coordination.yaml`: the handoff pipeline's settings, one tier parsed, tiers merged. */
+export {
+  CONTINUATION_DEFAULTS,
+  type ContinuationConfig,
+  type CoordinationConfig,
+  type CoordinationLayer,
+  mergeCoordinationLayers,
+  parseCoordinationLayer,
+  type SummarizerBudget,
+  type SummaryLimits,
+} from "./coordination-config.js";
 /** The merge rule of configs across tiers. */
 export { deepMerge } from "./deep-merge.js";
 /** The `Directive` type and the vocabularies its fields use. */
@@ -38,7 +49,16 @@ export {
   parseInputArgs,
 } from "./directive-inputs.js";
 /** Item names and the layout of a space. */
-export { CONFIG_FILE, isItemName, KIND_LAYOUT, type SpaceRoot } from "./item-files.js";
+export {
+  CONFIG_FILE,
+  COORDINATION_FILE,
+  isItemName,
+  isRootFileKind,
+  KIND_LAYOUT,
+  ROOT_FILES,
+  type RootFileKind,
+  type SpaceRoot,
+} from "./item-files.js";
 /** How item errors are formatted. */
 export { displayPath, type ItemConfigErrorCode, type ItemIssue } from "./item-issues.js";
 /** Signing items and checking their signatures. */
@@ -96,7 +116,6 @@ export {
 /** `config.yaml`: parsing one tier, merging tiers, picking a model. */
 export {
   type ConfigLayer,
-  type ContinuationConfig,
   mergeConfigLayers,
   modelFor,
   parseConfigLayer,

@@ -17,17 +17,38 @@ export interface ItemFile {
   path: string;
 }
 
-/** The folder of each kind inside a space, and its file extension (`config` is one file). */
+/**
+ * The folder of each kind inside a space, and its file extension (`config` and `coordination`
+ * are one file each, at the root: see `ROOT_FILES`).
+ */
 export const KIND_LAYOUT: Readonly<Record<ItemKind, { folder: string; extension: string }>> = {
   directive: { folder: "directives", extension: ".md" },
   agent: { folder: "agents", extension: ".yaml" },
   workflow: { folder: "workflows", extension: ".yaml" },
   hook: { folder: "hooks", extension: ".yaml" },
   config: { folder: "", extension: ".yaml" },
+  coordination: { folder: "", extension: ".yaml" },
 };
 
 /** The file name of a space's config. */
 export const CONFIG_FILE = "config.yaml";
+
+/** The file name of a space's coordination settings (the handoff pipeline). */
+export const COORDINATION_FILE = "coordination.yaml";
+
+/** The kinds that are one file at the root of a space, merged across tiers, never shadowed. */
+export type RootFileKind = "config" | "coordination";
+
+/** The file of each root-file kind; its item name is the kind itself. */
+export const ROOT_FILES: Readonly<Record<RootFileKind, string>> = {
+  config: CONFIG_FILE,
+  coordination: COORDINATION_FILE,
+};
+
+/** True for `config` and `coordination`: one root file per tier, the tiers merged. */
+export function isRootFileKind(kind: ItemKind): kind is RootFileKind {
+  return kind === "config" || kind === "coordination";
+}
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/;
 
@@ -36,9 +57,12 @@ export function isItemName(name: string): boolean {
   return NAME.test(name) && !name.split("/").some((segment) => segment === "." || segment === "..");
 }
 
-/** Where item `name` of `kind` would be in `root` (config: `config.yaml`, whatever the name). */
+/**
+ * Where item `name` of `kind` would be in `root` (config and coordination: their root file,
+ * whatever the name).
+ */
 export function itemPath(root: SpaceRoot, kind: ItemKind, name: string): string {
-  if (kind === "config") return join(root.dir, CONFIG_FILE);
+  if (isRootFileKind(kind)) return join(root.dir, ROOT_FILES[kind]);
   const layout = KIND_LAYOUT[kind];
   return join(root.dir, layout.folder, ...name.split("/")) + layout.extension;
 }
@@ -49,9 +73,9 @@ export function itemPath(root: SpaceRoot, kind: ItemKind, name: string): string 
  * item names are skipped. A missing folder gives none; never throws for unreadable folders.
  */
 export function listItemFiles(root: SpaceRoot, kind: ItemKind): ItemFile[] {
-  if (kind === "config") {
-    const path = join(root.dir, CONFIG_FILE);
-    return isFile(path) ? [{ kind, name: "config", tier: root.tier, path }] : [];
+  if (isRootFileKind(kind)) {
+    const path = join(root.dir, ROOT_FILES[kind]);
+    return isFile(path) ? [{ kind, name: kind, tier: root.tier, path }] : [];
   }
   const layout = KIND_LAYOUT[kind];
   const base = join(root.dir, layout.folder);

@@ -16,7 +16,12 @@ export interface ItemIssue {
 }
 
 /** Codes of the errors the item loaders raise for a malformed file. */
-export type ItemConfigErrorCode = "config.directive" | "config.agent" | "config.space";
+export type ItemConfigErrorCode =
+  | "config.directive"
+  | "config.agent"
+  | "config.space"
+  | "config.coordination"
+  | "config.hook";
 
 /**
  * The `ConfigError` for a malformed item file: every issue as `file:line: field: message`,

@@ -8,11 +8,20 @@ export const ITEM_TIERS = ["project", "user", "builtin"] as const;
 export type ItemTier = (typeof ITEM_TIERS)[number];
 
 /** The kinds of item a space holds, and where each lives inside it. */
-export const ITEM_KINDS = ["directive", "agent", "config", "workflow", "hook"] as const;
+export const ITEM_KINDS = [
+  "directive",
+  "agent",
+  "config",
+  "coordination",
+  "workflow",
+  "hook",
+] as const;
 
 /**
  * One kind of item: `directive` (`directives/**\/*.md`), `agent` (`agents/**\/*.yaml`),
- * `config` (`config.yaml`), `workflow` (`workflows/**\/*.yaml`) and `hook` (`hooks/**\/*.yaml`).
+ * `config` (`config.yaml`), `coordination` (`coordination.yaml`), `workflow`
+ * (`workflows/**\/*.yaml`) and `hook` (`hooks/**\/*.yaml`). `config` and `coordination` are one
+ * file at the root of a space, merged across tiers rather than shadowed.
  * Workflows and hooks are listed, hashed and verified here; their contents belong to the modules
  * that run them.
  */

@@ -1,15 +1,23 @@
 import type { KeyObject } from "node:crypto";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { parseHookFile } from "../hooks/index.js";
 import { ConfigError, describeError, SpoolError } from "../spec/index.js";
 import { loadTrustedKeys, resolveKeysDir } from "../transcript/index.js";
 import { type AgentManifest, parseAgentManifest } from "./agent-manifest.js";
 import { findBuiltinDir } from "./builtin-dir.js";
+import {
+  type CoordinationConfig,
+  type CoordinationLayer,
+  mergeCoordinationLayers,
+  parseCoordinationLayer,
+} from "./coordination-config.js";
 import type { Directive } from "./directive.js";
 import { parseDirective } from "./directive-file.js";
 import {
   isFile,
   isItemName,
+  isRootFileKind,
   itemPath,
   KIND_LAYOUT,
   listItemFiles,
@@ -52,11 +60,11 @@ export interface ItemListing {
   path: string;
   /** The path as messages show it (`.ai/directives/x.md`, `~/.ai/…`). */
   display: string;
-  /** False when a higher tier has the same item (configs are merged, so always true). */
+  /** False when a higher tier has the same item (config and coordination merge: always true). */
   active: boolean;
   /** The higher tier that hides this one, when `active` is false. */
   shadowedBy?: ItemTier;
-  /** Lower tiers that have an item of the same kind and name, hidden (or, for config, merged). */
+  /** Lower tiers with an item of the same kind and name: hidden (config, coordination: merged). */
   shadows: ItemTier[];
   /** `builtin`: trusted without a signature; `invalid`: refused (see `problem`). */
   signature: "verified" | "unsigned" | "invalid" | "builtin";
@@ -84,10 +92,27 @@ export interface ItemSpace {
   manifest(name: string): AgentManifest;
   /** Every tier's `config.yaml`, merged (see `mergeConfigLayers`). */
   config(): SpaceConfig;
+  /**
+   * Every tier's `coordination.yaml`, merged (see `mergeCoordinationLayers`); unsigned project
+   * and user files are refused under `config().policy.requireSignatures`.
+   */
+  coordination(): CoordinationConfig;
   /** Every item file of every tier (or of `kind`), with shadowing and trust. Never throws. */
   list(options?: { kind?: ItemKind }): ItemListing[];
   /** The file of the item that resolves for `kind`/`name`, or `undefined`. Never throws. */
   locate(kind: ItemKind, name: string): { tier: ItemTier; path: string } | undefined;
+  /**
+   * Every hook file (`hooks/**\/*.yaml`) of every tier, highest tier first and by name within
+   * one, read and trust-checked like any item (unsigned project and user files refused under
+   * `policy.require_signatures`); not parsed (`loadHooks` in src/hooks does that).
+   */
+  hookFiles(): {
+    tier: ItemTier;
+    path: string;
+    display: string;
+    text: string;
+    source: ItemSource;
+  }[];
 }
 
 /** Builds the item space of `workspace`; touches no file until an item is asked for. */
@@ -159,6 +184,18 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
     return merged;
   };
 
+  const coordination = (): CoordinationConfig => {
+    const { requireSignatures } = config().policy;
+    const layers: { layer: CoordinationLayer; source: ItemSource }[] = [];
+    for (const root of [...roots].reverse()) {
+      const [file] = listItemFiles(root, "coordination");
+      if (!file) continue;
+      const { text, source, display } = readItem(root.tier, file.path, requireSignatures);
+      layers.push({ layer: parseCoordinationLayer(text, display), source });
+    }
+    return mergeCoordinationLayers(layers);
+  };
+
   const locate = (kind: ItemKind, name: string) => {
     if (!isItemName(name)) return undefined;
     for (const root of roots) {
@@ -194,6 +231,7 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
     roots,
     locate,
     config,
+    coordination,
     directive(name) {
       const { tier, path } = find("directive", name);
       const policy = config().policy;
@@ -238,7 +276,7 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
         for (const same of byName.values()) {
           same.forEach((listing, index) => {
             listing.shadows = same.slice(index + 1).map((lower) => lower.tier);
-            if (index > 0 && kind !== "config") {
+            if (index > 0 && !isRootFileKind(kind)) {
               listing.active = false;
               listing.shadowedBy = same[0]!.tier;
             }
@@ -247,6 +285,15 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
         }
       }
       return listings;
+    },
+    hookFiles() {
+      const { requireSignatures } = config().policy;
+      return roots.flatMap((root) =>
+        listItemFiles(root, "hook").map((file) => {
+          const { text, source, display } = readItem(root.tier, file.path, requireSignatures);
+          return { tier: root.tier, path: file.path, display, text, source };
+        }),
+      );
     },
   };
 
@@ -279,6 +326,10 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
         parseAgentManifest(text, { name, path, display, tier, env });
       } else if (kind === "config") {
         parseConfigLayer(text, display);
+      } else if (kind === "coordination") {
+        parseCoordinationLayer(text, display);
+      } else if (kind === "hook") {
+        parseHookFile(text, { path, display, tier });
       }
     } catch (error) {
       if (error instanceof ItemTrustError && error.reason !== "unsigned") {

@@ -6,22 +6,6 @@ import { itemConfigError, yamlIssues } from "./item-issues.js";
 import type { ItemSource } from "./item-source.js";
 import { readYamlItem } from "./yaml-item.js";
 
-/** The handoff settings of seed 000's `coordination.yaml`, read by the continuity module. */
-export interface ContinuationConfig {
-  /** Context pressure (input tokens / window) at which a thread hands off. Default 0.9. */
-  triggerThreshold: number;
-  /** The summarizer directive used when nothing more specific is chosen. */
-  summaryDirective: string;
-  /** Summarizer directive by the name of the directive a thread runs. */
-  summaryDirectiveOverrides: Record<string, string>;
-  /** The tier the summary runs on. Default `fast`. */
-  summaryModel: ModelTier;
-  /** Tokens of summary plus trailing messages a continuation starts with. Default 16000. */
-  resumeCeilingTokens: number;
-  /** Tokens a summary may take. Default 4000. */
-  summaryMaxTokens: number;
-}
-
 /** Defaults of one tool for every agent (`tools` in `config.yaml`), merged by `id`. */
 export interface ToolDefaults {
   /** False switches the tool off unless an agent manifest switches it on. Default true. */
@@ -46,7 +30,6 @@ export interface SpaceConfig {
   };
   /** Tool defaults by tool id. */
   tools: Record<string, ToolDefaults>;
-  coordination: { continuation: ContinuationConfig };
   /** HTTP services the agent may call as relics (`<id>.request`), merged by id across tiers. */
   relics: HttpRelicConfig[];
   /** The config files merged, lowest precedence (built-in) first. */
@@ -64,11 +47,8 @@ export interface HttpRelicConfig {
 
 const HINT = "Fix each field named; docs/directives.md describes config.yaml";
 
-const positiveWhole = (field: string, example: number) =>
-  z
-    .number({ error: `${field} must be a whole number, e.g. ${field}: ${example}` })
-    .int(`${field} must be a whole number, e.g. ${field}: ${example}`)
-    .positive(`${field} must be at least 1`);
+const COORDINATION_MOVED =
+  "coordination moved to its own file: put this block, with the same keys (coordination: { continuation: … }), in coordination.yaml beside this config.yaml, and remove it here";
 
 const configSchema = z.strictObject(
   {
@@ -133,48 +113,14 @@ const configSchema = z.strictObject(
         { error: "must be a list of { id, type: http, base_url }" },
       )
       .optional(),
-    coordination: z
-      .strictObject(
-        {
-          continuation: z
-            .strictObject(
-              {
-                trigger_threshold: z
-                  .number({ error: "must be a number between 0 and 1, e.g. 0.9" })
-                  .gt(0, "must be more than 0")
-                  .lte(1, "must be at most 1")
-                  .optional(),
-                summary_directive: z
-                  .string({ error: "must be a directive name" })
-                  .min(1)
-                  .optional(),
-                summary_directive_overrides: z
-                  .record(z.string(), z.string({ error: "must be a directive name" }).min(1), {
-                    error: "must map directive names to summarizer directives",
-                  })
-                  .optional(),
-                summary_model: z
-                  .enum(MODEL_TIERS, { error: "must be fast, general or high" })
-                  .optional(),
-                resume_ceiling_tokens: positiveWhole("resume_ceiling_tokens", 16000).optional(),
-                summary_max_tokens: positiveWhole("summary_max_tokens", 4000).optional(),
-              },
-              {
-                error:
-                  "continuation has trigger_threshold, summary_directive, summary_directive_overrides, summary_model, resume_ceiling_tokens, summary_max_tokens",
-              },
-            )
-            .optional(),
-        },
-        { error: "coordination has continuation" },
-      )
-      .optional(),
+    // Moved to its own item: say where, rather than "unknown field".
+    coordination: z.never({ error: COORDINATION_MOVED }).optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "config.yaml has models, policy, tools, relics, coordination (check the spelling)"
-        : "config.yaml must be a mapping with models, policy, tools, relics, coordination",
+        ? "config.yaml has models, policy, tools, relics (check the spelling)"
+        : "config.yaml must be a mapping with models, policy, tools, relics",
   },
 );
 
@@ -208,7 +154,6 @@ export function mergeConfigLayers(
 ): SpaceConfig {
   let merged: ConfigLayer = {};
   for (const { layer } of layers) merged = deepMerge(merged, layer) as ConfigLayer;
-  const continuation = merged.coordination?.continuation ?? {};
   const tools: Record<string, ToolDefaults> = {};
   for (const { id, enabled, ...options } of merged.tools ?? []) {
     tools[id] = { enabled: enabled ?? true, options };
@@ -230,16 +175,6 @@ export function mergeConfigLayers(
       allowedHosts: relic.allowed_hosts ?? [],
       headers: relic.headers ?? {},
     })),
-    coordination: {
-      continuation: {
-        triggerThreshold: continuation.trigger_threshold ?? 0.9,
-        summaryDirective: continuation.summary_directive ?? "thread_summary",
-        summaryDirectiveOverrides: { ...continuation.summary_directive_overrides },
-        summaryModel: continuation.summary_model ?? "fast",
-        resumeCeilingTokens: continuation.resume_ceiling_tokens ?? 16000,
-        summaryMaxTokens: continuation.summary_max_tokens ?? 4000,
-      },
-    },
     sources: layers.map(({ source }) => source),
   };
 }

@@ -71,7 +71,8 @@ export function toProviderErrorData(error: ProviderErrorInfo): ProviderErrorData
   return data;
 }
 
-function toBlockData(block: ContentBlock): ContentBlockData {
+/** One content block in the log's spelling. */
+export function toBlockData(block: ContentBlock): ContentBlockData {
   if (block.type !== "tool-call") return { ...block };
   const data: ContentBlockData = {
     type: "tool-call",
@@ -85,7 +86,8 @@ function toBlockData(block: ContentBlock): ContentBlockData {
   return data;
 }
 
-function fromBlockData(data: ContentBlockData): ContentBlock {
+/** One logged content block back as the provider layer's block. */
+export function fromBlockData(data: ContentBlockData): ContentBlock {
   if (data.type !== "tool-call") return { ...data } as ContentBlock;
   const block: ContentBlock = {
     type: "tool-call",

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { AnyTool } from "../actions/index.js";
+import { selectSummarizer } from "../continuity/summarizer-selection.js";
 import {
   type AgentManifest,
   checkInputs,
@@ -12,6 +13,7 @@ import {
   permits,
   resolveToolAccess,
 } from "../directives/index.js";
+import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import {
   createProvider,
@@ -142,6 +144,15 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   }
 
   const inputs = options.inputs ? checkInputs(directive, options.inputs) : undefined;
+  const continuation = space.coordination().continuation;
+  const directiveMeta = (name: string): { name: string; summarizer?: string } => {
+    try {
+      const found = space.directive(name);
+      return { name, ...(found.summarizer ? { summarizer: found.summarizer } : {}) };
+    } catch {
+      return { name };
+    }
+  };
   const tools = toolsFor(options.workspace, directive, manifest, config);
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
   const specOf = (target: Directive, own?: AgentManifest): AgentSpec => {
@@ -192,6 +203,27 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       provider,
       agent,
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
+      hooks: loadHooks({ space }).hooks,
+      continuation,
+      summarizerFor: (name) =>
+        selectSummarizer({
+          directive: directiveMeta(name),
+          continuation,
+          exists: (candidate) => space.locate("directive", candidate) !== undefined,
+        }),
+      summarizerSpec: (name) => {
+        try {
+          const target = space.directive(name);
+          const spec = specOf(target);
+          // coordination.yaml's summary_model picks the tier, unless the directive names a model.
+          const tiered = target.model.id
+            ? undefined
+            : modelFor(config, continuation.summaryModel, settings?.name ?? "anthropic");
+          return tiered && settings ? { ...spec, model: tiered } : spec;
+        } catch {
+          return undefined;
+        }
+      },
       agents: {
         get: (name) => {
           try {

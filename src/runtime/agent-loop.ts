@@ -1,4 +1,7 @@
 import { createVariableStore } from "../actions/index.js";
+import { recordBundle } from "../continuity/bundle-record.js";
+import type { ContextBundle } from "../continuity/context-bundle.js";
+import { compileContext } from "../continuity/context-compiler.js";
 import type { EventStore } from "../log/index.js";
 import { emptyUsage } from "../providers/assembled-message.js";
 import { toUsageData } from "../providers/message-data.js";
@@ -10,7 +13,6 @@ import type { EventData } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
 import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import type { NativeTools } from "./native-tools.js";
-import { compileRecentWindow } from "./recent-window.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
 import type { ThreadHistory } from "./thread-history.js";
 
@@ -58,6 +60,70 @@ export interface ThreadRunOptions {
   nativeTools?: NativeTools;
   /** Output tokens reserved from the window (default: the model's output limit, at most 8192). */
   reserveOutputTokens?: number;
+  /** Artifacts already stored (shared across runs, so an unchanged system prompt is stored once). */
+  knownArtifacts?: Set<string>;
+  /** Context feeds rendered for this run's steps (the current state of its sources). */
+  feeds?: () => string | undefined;
+  /** Tokens the summary chain may take beyond its newest summary. */
+  summaryTokens?: number;
+  /** Pressure, hooks and handoff: what the continuity module does around each step. */
+  lifecycle?: LoopContinuity;
+}
+
+/** What the continuity module sees of a thread between steps. */
+export interface PreStepReview {
+  thread: string;
+  history: ThreadHistory;
+  /** The context compiled for the thread's next step (or the step just taken). */
+  bundle: ContextBundle;
+  /** The thread's next step index. */
+  nextStep: number;
+  /** The run goes on after this point. */
+  continues: boolean;
+  /** `run.started` data of the continuation, should the review hand the thread off. */
+  runStarted: EventData<"run.started">;
+  /** `run.completed` data that ends this thread's part of the run, when it goes on elsewhere. */
+  runCompleted: EventData<"run.completed">;
+  /** The last provider response id of the step (a cursor the handoff rotates away from). */
+  responseId: string | null;
+}
+
+/** What a step left for the continuity module to look at. */
+export interface StepReview extends PreStepReview {
+  /** The step's index and id. */
+  index: number;
+  step: string;
+  usage: Usage;
+  decision: Decision["decision"] | "limit";
+}
+
+/**
+ * The continuity module's part in the loop: error and limit hooks, and after every step the
+ * pressure, the hooks, and a handoff to a continuation thread. Supplied by the runtime.
+ */
+export interface LoopContinuity {
+  /** An `error` hook event; `retry` says to run the step again after `delayMs`. */
+  onError(info: {
+    thread: string;
+    step: string;
+    attempt: number;
+    error: { code: string; message: string; transient: boolean };
+  }): Promise<{ retry: true; delayMs: number; reason: string } | { retry: false }>;
+  /** A `limit` hook event. */
+  onLimit(info: { thread: string; limit: RunLimitName; value: number; max: number }): Promise<void>;
+  /**
+   * Before a step whose compiled context had to leave messages out: the thread the run goes on
+   * in (a continuation), or `undefined` to take the step as compiled.
+   */
+  beforeStep(
+    review: PreStepReview,
+  ): Promise<{ thread: string; history: ThreadHistory; reason: string } | undefined>;
+  /** After a step: the thread the run goes on in (a continuation), or `undefined` for this one. */
+  afterStep(
+    review: StepReview,
+  ): Promise<{ thread: string; history: ThreadHistory; reason: string } | undefined>;
+  /** Waits `ms` (a retry's backoff), or less when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** How a run ended. */
@@ -72,7 +138,7 @@ export interface ThreadRunResult {
 }
 
 /**
- * Runs a thread until its work is done: each step compiles the recent window of the thread,
+ * Runs a thread until its work is done: each step compiles the thread's context (`compileContext`),
  * streams the model, runs its actions as they close, and logs `loop.decided`. The loop goes on
  * while the model says `<response final="false">`, ran actions without a final response, made
  * native tool calls, or broke the protocol; it ends on a final response, on a provider failure,
@@ -80,7 +146,7 @@ export interface ThreadRunResult {
  * with `run.completed`.
  */
 export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRunResult> {
-  const { store, continuity, thread, observer } = options;
+  const { store, continuity, observer } = options;
   const now = options.now ?? (() => performance.now());
   const started = now();
   const info = options.catalogue.lookup(options.model);
@@ -88,8 +154,45 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const budget = Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
   const usage: Usage = emptyUsage();
   const totals: RunTotals = { steps: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0 };
-  const threadStream = { kind: "thread" as const, id: thread };
+  let thread = options.thread;
+  let history = options.history;
+  let threadStream = { kind: "thread" as const, id: thread };
   let index = options.nextStep;
+  let errorAttempt = 0;
+  const known = options.knownArtifacts ?? new Set<string>();
+  let lastResponseId: string | null = null;
+  const compile = () => {
+    const feeds = options.feeds?.();
+    return compileContext(
+      history.view(),
+      {
+        name: options.directive,
+        system: options.system,
+        ...(options.nativeTools ? { tools: options.nativeTools.specs } : {}),
+      },
+      {
+        model: options.model,
+        budget,
+        maxOutputTokens: reserve,
+        ...(options.summaryTokens !== undefined ? { summaryTokens: options.summaryTokens } : {}),
+        ...(feeds ? { feeds } : {}),
+      },
+      options.estimator,
+    );
+  };
+  const continuationRunStarted = (): EventData<"run.started"> => ({
+    resumed: false,
+    directive: options.directive,
+    model: options.model,
+    next_step: 0,
+  });
+  const switchTo = (next: { thread: string; history: ThreadHistory; reason: string }) => {
+    notify(observer, { type: "handoff", from: thread, to: next.thread, reason: next.reason });
+    thread = next.thread;
+    history = next.history;
+    threadStream = { kind: "thread", id: thread };
+    index = 0;
+  };
 
   await store.append({
     continuity,
@@ -103,6 +206,19 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       model: options.model,
       next_step: index,
     },
+  });
+  const runData = (extra: {
+    status: ThreadRunResult["status"];
+    result?: string;
+    error?: { code: string; message: string };
+  }): EventData<"run.completed"> => ({
+    ...(options.turn && thread === options.thread ? { turn: options.turn } : {}),
+    status: extra.status,
+    steps: totals.steps,
+    ...(extra.result !== undefined ? { result: extra.result } : {}),
+    ...(extra.error ? { error: extra.error } : {}),
+    usage: toUsageData(usage),
+    cost_usd: totals.costUsd,
   });
   notify(observer, {
     type: "run-started",
@@ -120,14 +236,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       continuity,
       stream: threadStream,
       type: "run.completed",
-      data: {
-        ...(options.turn ? { turn: options.turn } : {}),
-        status,
-        steps: totals.steps,
-        ...extra,
-        usage: toUsageData(usage),
-        cost_usd: totals.costUsd,
-      },
+      data: runData({ status, ...extra }),
     });
     notify(observer, { type: "run-ended", thread, status, ...extra, totals: { ...totals } });
     return { thread, status, steps: totals.steps, nextStep: index, ...extra, totals };
@@ -140,6 +249,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       data: { limit, value, max },
     });
     notify(observer, { type: "limit", limit, value, max });
+    await options.lifecycle?.onLimit({ thread, limit, value, max });
   };
 
   while (true) {
@@ -149,22 +259,31 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       return finish("limit");
     }
     if (options.signal?.aborted) return finish("cancelled");
-    await catchUp(store, continuity, options.history);
-    const window = compileRecentWindow({
-      model: options.model,
-      system: options.system,
-      history: options.history.messages(),
-      budget,
-      estimator: options.estimator,
-      maxOutputTokens: reserve,
-      ...(options.nativeTools ? { tools: options.nativeTools.specs } : {}),
-    });
+    await catchUp(store, continuity, history);
+    let bundle = compile();
+    if (options.lifecycle && (bundle.omitted > 0 || bundle.overBudget)) {
+      const next = await options.lifecycle.beforeStep({
+        thread,
+        history,
+        bundle,
+        nextStep: index,
+        continues: true,
+        runStarted: continuationRunStarted(),
+        runCompleted: runData({ status: "continued" }),
+        responseId: lastResponseId,
+      });
+      if (next) {
+        switchTo(next);
+        await catchUp(store, continuity, history);
+        bundle = compile();
+      }
+    }
     const step = `${thread}:${index}`;
     await store.append({
       continuity,
       stream: { kind: "step", id: step },
       type: "context.compiled",
-      data: window.decision,
+      data: await recordBundle(store.artifacts, bundle, known),
     });
     notify(observer, {
       type: "step-started",
@@ -179,9 +298,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       thread,
       index,
       provider: options.provider,
-      request: window.request,
+      request: bundle.request,
       executors: options.executors,
-      variables: createVariableStore({ initial: options.history.variables() }),
+      variables: createVariableStore({ initial: history.variables() }),
       ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
       estimator: options.estimator,
       ...(options.signer ? { signer: options.signer } : {}),
@@ -191,6 +310,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     });
     index += 1;
     totals.steps += 1;
+    lastResponseId = outcome.message.responseId;
     totals.actions += outcome.summary.actions.length;
     addUsage(usage, outcome.message.usage);
     totals.inputTokens = usage.inputTokens;
@@ -208,10 +328,30 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       totals: { ...totals },
     });
 
-    const decision = decide(outcome, options.signal);
+    let decision = decide(outcome, options.signal);
+    let retryDelay = 0;
+    if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
+      errorAttempt += 1;
+      const verdict = await options.lifecycle.onError({
+        thread,
+        step,
+        attempt: errorAttempt,
+        error: {
+          code: outcome.message.error.code,
+          message: outcome.message.error.message,
+          transient: outcome.message.error.retryable === true,
+        },
+      });
+      if (verdict.retry) {
+        decision = { decision: "retry", reason: verdict.reason };
+        retryDelay = verdict.delayMs;
+      }
+    } else if (decision.decision !== "fail") {
+      errorAttempt = 0;
+    }
     const limit =
-      decision.decision === "continue"
-        ? overLimit(options.limits, totals, index - options.nextStep, now() - started)
+      decision.decision === "continue" || decision.decision === "retry"
+        ? overLimit(options.limits, totals, totals.steps, now() - started)
         : undefined;
     await store.append({
       continuity,
@@ -228,21 +368,46 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       await limitReached(limit.limit, limit.value, limit.max);
       return finish("limit");
     }
+    const continues = decision.decision === "continue" || decision.decision === "retry";
+    let ended: ThreadRunResult | undefined;
     switch (decision.decision) {
       case "complete":
-        return finish("completed", { result: decision.result });
+        ended = await finish("completed", { result: decision.result });
+        break;
       case "cancel":
         return finish("cancelled");
       case "fail":
-        return finish("failed", { error: decision.error! });
+        ended = await finish("failed", { error: decision.error! });
+        break;
       case "continue":
+      case "retry":
         break;
     }
+    if (options.lifecycle) {
+      const next = await options.lifecycle.afterStep({
+        thread,
+        history,
+        index: index - 1,
+        step,
+        bundle,
+        usage: outcome.message.usage,
+        decision: decision.decision,
+        nextStep: index,
+        continues,
+        runStarted: continuationRunStarted(),
+        runCompleted: runData({ status: "continued" }),
+        responseId: outcome.message.responseId,
+      });
+      if (next) switchTo(next);
+    }
+    if (ended)
+      return { ...ended, nextStep: thread === ended.thread ? index : 0, thread: ended.thread };
+    if (retryDelay > 0) await options.lifecycle?.sleep(retryDelay, options.signal);
   }
 }
 
 interface Decision {
-  decision: "continue" | "complete" | "fail" | "cancel";
+  decision: "continue" | "complete" | "fail" | "cancel" | "retry";
   reason: string;
   result?: string;
   error?: { code: string; message: string };

@@ -10,6 +10,10 @@ import {
   type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
+import { type SummarizerChoice, selectSummarizer } from "../continuity/summarizer-selection.js";
+import { createSummaryWorker, type SummaryWorker } from "../continuity/summary-worker.js";
+import { type ContinuationConfig, mergeCoordinationLayers } from "../directives/index.js";
+import { createHookEngine, type HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import { emptyUsage } from "../providers/assembled-message.js";
 import { toUsageData } from "../providers/message-data.js";
@@ -21,7 +25,10 @@ import type { CheckpointSigner } from "../transcript/signing.js";
 import { type RunLimits, runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
 import type { ExecutorFactory, StepScope } from "./agent-step.js";
 import { notify } from "./agent-step.js";
+import { builtinHooks } from "./builtin-hooks.js";
 import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
+import { continuityActions } from "./continuity-actions.js";
+import { type ContinuityDriver, createContinuityDriver } from "./continuity-driver.js";
 import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
 import { gateExecutor, type PermissionCheck, SerialQueue } from "./gated-executor.js";
 import { nativeTools } from "./native-tools.js";
@@ -82,6 +89,18 @@ export interface AgentRuntimeOptions {
    * one), `undefined` lets the executor run.
    */
   intercept?: (call: InterceptedCall) => Promise<unknown> | undefined;
+  /** The hooks in force (`loadHooks(space).hooks`); default the built-in ones. */
+  hooks?: readonly HookEntry[];
+  /** `coordination.yaml`'s continuation settings; default its built-in values. */
+  continuation?: ContinuationConfig;
+  /** The summarizer of a directive; default `selectSummarizer` over `agents`. */
+  summarizerFor?: (directive: string) => SummarizerChoice;
+  /** A summarizer directive made runnable (on `summary_model`'s tier); default `agents.get`. */
+  summarizerSpec?: (name: string) => AgentSpec | undefined;
+  /** Milliseconds a summarizer may take (default 120 000). */
+  summaryTimeoutMs?: number;
+  /** Waits a retry's backoff (replay passes one that does not wait). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** An action attempt as `intercept` sees it. */
@@ -119,11 +138,14 @@ export interface AgentRuntime {
   resume(continuity: string): Promise<ThreadRunResult[]>;
   /** Cancels the continuity's running step (its actions are cancelled; the run ends cancelled). */
   cancel(continuity: string, reason?: string): void;
-  /** Resolves once the continuity has no run going and none queued. */
+  /**
+   * Resolves once the continuity has no run going and none queued (background summaries may
+   * still be running; `close` waits for them).
+   */
   idle(continuity: string): Promise<void>;
   /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
   state(continuity: string): Promise<ContinuityState>;
-  /** Cancels every run and waits for them to end. */
+  /** Cancels every run and waits for them, and for background work (summaries, hooks), to end. */
   close(): Promise<void>;
 }
 
@@ -136,6 +158,12 @@ interface Lane {
   running?: { controller: AbortController; thread: string };
   waiting: number;
   serial: SerialQueue;
+  worker?: SummaryWorker;
+  driver?: ContinuityDriver;
+  /** The estimator of background threads (summarizers, hooks' directives). */
+  background?: TokenEstimator;
+  /** Artifacts this lane has stored (a step whose system prompt did not change stores none). */
+  artifacts: Set<string>;
 }
 
 /** Creates the agent runtime over a store and a provider. */
@@ -151,6 +179,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       found = {
         chain: Promise.resolve(),
         histories: new Map(),
+        artifacts: new Set(),
         waiting: 0,
         serial: new SerialQueue(),
       };
@@ -158,22 +187,215 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
     return found;
   };
+  const continuation = options.continuation ?? mergeCoordinationLayers([]).continuation;
+  const hookEngine = () => createHookEngine({ hooks: options.hooks ?? builtinHooks() });
+  const summarizerFor =
+    options.summarizerFor ??
+    ((directive: string) =>
+      selectSummarizer({
+        directive: { name: directive },
+        continuation,
+        exists: (name) => options.agents?.get(name) !== undefined,
+      }));
   const stateOf = async (continuity: string, current: Lane) => {
     if (!current.state) {
-      const loaded = await loadContinuityState(store, continuity);
+      const worker = workerOf(continuity, current);
+      const loaded = await loadContinuityState(store, continuity, (event) => worker.observe(event));
       current.state ??= loaded.state;
       current.estimator ??=
         options.estimator ?? createTokenEstimator({ catalogue, calibration: loaded.calibration });
+      current.background ??= createTokenEstimator({
+        catalogue,
+        calibration: loaded.backgroundCalibration,
+      });
     }
     return current.state;
   };
   const historyOf = (current: Lane, thread: string) => {
     let history = current.histories.get(thread);
     if (!history) {
-      history = new ThreadHistory(thread);
+      // Read from the thread's first message on, not from the continuity's start.
+      const known = current.state?.threads.get(thread);
+      history = new ThreadHistory(thread, {
+        after: known ? Math.max(0, known.readFrom - 1) : 0,
+        ...(current.state ? { pinned: current.state.pinned } : {}),
+      });
       current.histories.set(thread, history);
     }
     return history;
+  };
+
+  const backgroundOf = (current: Lane): TokenEstimator => {
+    current.background ??= createTokenEstimator({ catalogue });
+    return current.background;
+  };
+
+  const workerOf = (continuity: string, current: Lane): SummaryWorker => {
+    current.worker ??= createSummaryWorker({
+      store,
+      continuity,
+      summarize: (call) =>
+        runDirective(continuity, current, {
+          id: call.id,
+          thread: call.thread,
+          name: call.summarizer,
+          inputs: call.inputs,
+          signal: call.signal,
+          summary: true,
+        }),
+      countTokens: (text) => {
+        const estimator = backgroundOf(current);
+        const model = options.agent.model;
+        return Math.ceil(
+          (estimator.raw(model, { messages: [{ role: "user", content: text }] }) -
+            estimator.raw(model, { messages: [] })) *
+            estimator.factor(model),
+        );
+      },
+      ...(options.summaryTimeoutMs !== undefined ? { timeoutMs: options.summaryTimeoutMs } : {}),
+      // What fits the summarizer's window beside its instructions (about 3 characters a token).
+      maxTranscriptChars: (name) => {
+        const spec = options.agents?.get(name);
+        const budget = inputBudget(catalogue, spec?.model ?? options.agent.model);
+        const instructions = spec ? spec.instructions.length : 4000;
+        return Math.max(2000, (budget - 1024) * 3 - instructions);
+      },
+    });
+    return current.worker;
+  };
+
+  const driverOf = (continuity: string, current: Lane): ContinuityDriver => {
+    current.driver ??= createContinuityDriver({
+      store,
+      continuity,
+      hooks: hookEngine(),
+      continuation,
+      summarizerFor,
+      worker: workerOf(continuity, current),
+      runDirective: (call) =>
+        runDirective(continuity, current, {
+          id: call.id,
+          thread: call.thread,
+          name: call.name,
+          inputs: call.params,
+          signal: AbortSignal.timeout(options.summaryTimeoutMs ?? 120_000),
+          summary: false,
+        }),
+      tool: (name) => options.agent.tools.find((tool) => tool.name === name),
+      estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
+      ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      continued: (from, to, history) => {
+        const state = current.state;
+        current.histories.set(to, history);
+        current.histories.delete(from);
+        if (!state) return;
+        const old = state.threads.get(from);
+        if (old) old.ended = "thread.continued";
+        state.threads.set(to, {
+          id: to,
+          directive: old?.directive ?? options.agent.directive,
+          startSeq: history.lastSeq + 1,
+          readFrom: history.lastSeq + 1,
+          nextStep: 0,
+        });
+        state.foreground = to;
+      },
+    });
+    return current.driver;
+  };
+
+  /**
+   * Runs a directive as a child thread of `thread` (a summarizer, a hook's directive): its
+   * inputs fill its `$placeholders`, and its final response is the result.
+   */
+  const runDirective = async (
+    continuity: string,
+    current: Lane,
+    call: {
+      id: string;
+      thread: string;
+      name: string;
+      inputs: Record<string, unknown>;
+      signal: AbortSignal;
+      summary: boolean;
+    },
+  ): Promise<string> => {
+    const found =
+      call.summary && options.summarizerSpec
+        ? options.summarizerSpec(call.name)
+        : options.agents?.get(call.name);
+    if (!found) {
+      throw new SpoolError("directive.unknown", `there is no directive "${call.name}" to run`, {
+        hint: "Create it in .ai/directives/, or name an existing one in coordination.yaml or the hook",
+      });
+    }
+    const choice = call.summary ? summarizerFor(found.directive) : undefined;
+    const limits = choice?.limits
+      ? {
+          ...found.limits,
+          ...(choice.limits.maxTurns !== undefined ? { maxTurns: choice.limits.maxTurns } : {}),
+          ...(choice.limits.maxTokens !== undefined ? { maxTokens: choice.limits.maxTokens } : {}),
+          ...(choice.limits.maxSpendUsd !== undefined
+            ? { maxSpendUsd: choice.limits.maxSpendUsd }
+            : {}),
+          ...(choice.limits.maxWallSeconds !== undefined
+            ? { maxWallMs: choice.limits.maxWallSeconds * 1000 }
+            : {}),
+        }
+      : found.limits;
+    const spec: AgentSpec = {
+      ...found,
+      instructions: fillInputs(found.instructions, call.inputs),
+      limits,
+      nativeTools: false,
+    };
+    const at = call.id.lastIndexOf("@");
+    const started = await store.append({
+      continuity,
+      stream: { kind: "thread", id: call.id },
+      type: "thread.started",
+      data: {
+        directive: spec.directive,
+        chain_root: call.id,
+        model: spec.model,
+        parent: {
+          thread: call.thread,
+          step: `${call.thread}:${current.state?.threads.get(call.thread)?.nextStep ?? 0}`,
+          action: call.id.slice(at + 1),
+          depth: 1,
+        },
+      },
+    });
+    // Its history starts at its own start: it never reads the continuity from the beginning.
+    current.histories.set(call.id, new ThreadHistory(call.id, { after: started.seq - 1 }));
+    const result = await runThread(continuity, current, {
+      thread: call.id,
+      spec,
+      depth: 1,
+      nextStep: 0,
+      input: call.summary
+        ? "Write the summary now, as your instructions say."
+        : JSON.stringify(call.inputs),
+      signal: call.signal,
+      estimator: backgroundOf(current),
+    }).finally(() => current.histories.delete(call.id));
+    const stream = { kind: "thread" as const, id: call.id };
+    if (result.status === "completed") {
+      await store.append({
+        continuity,
+        stream,
+        type: "thread.completed",
+        data: result.result !== undefined ? { result: result.result } : {},
+      });
+      return result.result ?? "";
+    }
+    const error = result.error ?? {
+      code: `directive.${result.status}`,
+      message: `the directive "${spec.directive}" ended ${result.status}`,
+    };
+    await store.append({ continuity, stream, type: "thread.failed", data: error });
+    throw new SpoolError(error.code, error.message);
   };
 
   /** The executors of one step of a thread of `spec` at spawn depth `depth`. */
@@ -205,7 +427,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         options.intercept ? intercepted(gate(executor), scope.step) : gate(executor),
       ),
       createInternalExecutor({
-        actions: [...internalVariableActions(), ...(options.internalActions ?? [])],
+        actions: [
+          ...internalVariableActions(),
+          ...continuityActions({ store, continuity, thread }),
+          ...(options.internalActions ?? []),
+        ],
         variables: scope.variables,
         log: scope.log,
         ...(options.internalActionsPolicy ? { policy: options.internalActionsPolicy } : {}),
@@ -255,6 +481,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       input?: string;
       resumed?: boolean;
       signal: AbortSignal;
+      /** The estimator of this thread, when not the foreground's. */
+      estimator?: TokenEstimator;
     },
   ): Promise<ThreadRunResult> => {
     const { spec } = run;
@@ -279,8 +507,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       executors: executorsFor(continuity, current, run.thread, spec, run.depth, run.signal),
       limits: spec.limits,
       catalogue,
-      estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
+      estimator:
+        run.estimator ??
+        current.estimator ??
+        options.estimator ??
+        createTokenEstimator({ catalogue }),
       nextStep: run.nextStep,
+      knownArtifacts: current.artifacts,
       ...(run.turn ? { turn: run.turn } : {}),
       ...(run.input !== undefined ? { input: run.input } : {}),
       ...(run.resumed ? { resumed: true } : {}),
@@ -289,6 +522,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       signal: run.signal,
       ...(options.random ? { random: options.random } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(run.depth === 0
+        ? {
+            lifecycle: driverOf(continuity, current).lifecycle({
+              directive: spec.directive,
+              model: spec.model,
+              ...(spec.manifest !== undefined ? { agent: spec.manifest } : {}),
+              ...(catalogue.lookup(spec.model) ? { info: catalogue.lookup(spec.model)! } : {}),
+              budget: inputBudget(catalogue, spec.model),
+              handoff: true,
+            }),
+            summaryTokens: continuation.summaryMaxTokens,
+          }
+        : {}),
     });
   };
 
@@ -317,7 +563,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       );
     }
     const thread = `${parent.step}@${call.actionId}`;
-    await store.append({
+    const started = await store.append({
       continuity,
       stream: { kind: "thread", id: thread },
       type: "thread.started",
@@ -328,6 +574,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
       },
     });
+    current.histories.set(thread, new ThreadHistory(thread, { after: started.seq - 1 }));
+    await driverOf(continuity, current).fire(
+      "thread.started",
+      { thread, directive: spec.directive, parent: parent.thread },
+      thread,
+    );
     const both = AbortSignal.any([signal, call.signal]);
     const result = await runThread(continuity, current, {
       thread,
@@ -336,7 +588,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       nextStep: 0,
       input: JSON.stringify(call.parameters),
       signal: both,
-    });
+    }).finally(() => current.histories.delete(thread));
+    const hooks = driverOf(continuity, current);
+    await hooks.fire(
+      "directive_return",
+      {
+        thread,
+        directive: spec.directive,
+        parent: parent.thread,
+        status: result.status,
+        ...(result.result !== undefined ? { result: result.result } : {}),
+      },
+      parent.thread,
+    );
     if (result.status === "completed") {
       await store.append({
         continuity,
@@ -344,6 +608,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         type: "thread.completed",
         data: result.result !== undefined ? { result: result.result } : {},
       });
+      await hooks.fire("thread.completed", { thread, directive: spec.directive }, thread);
       return result.result ?? "";
     }
     const error = result.error ?? {
@@ -363,7 +628,17 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const state = await stateOf(continuity, current);
     let thread = state.foreground;
     if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
+      const previous = thread !== undefined ? current.histories.get(thread) : undefined;
       thread = `th-${turn}`;
+      current.histories.set(
+        thread,
+        previous
+          ? previous.successor(thread)
+          : new ThreadHistory(thread, {
+              after: Math.max(0, (state.turnSeqs.get(turn) ?? 1) - 1),
+              pinned: state.pinned,
+            }),
+      );
       await store.append({
         continuity,
         stream: { kind: "thread", id: thread },
@@ -380,9 +655,15 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         id: thread,
         directive: options.agent.directive,
         startSeq: 0,
+        readFrom: 0,
         nextStep: 0,
       });
       state.foreground = thread;
+      await driverOf(continuity, current).fire(
+        "thread.started",
+        { thread, directive: options.agent.directive },
+        thread,
+      );
     }
     const info = state.threads.get(thread)!;
     const controller = new AbortController();
@@ -396,7 +677,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         turn,
         signal: controller.signal,
       });
-      info.nextStep = result.nextStep;
+      (state.threads.get(result.thread) ?? info).nextStep = result.nextStep;
       return result;
     } finally {
       current.running = undefined;
@@ -419,8 +700,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     current.state = undefined;
     const state = await stateOf(continuity, current);
     const results: ThreadRunResult[] = [];
+    // Runs a crash cut off, and handoffs it cut off (the next step hands off again, into the
+    // same continuation id: never a second continuation).
     const open = [...state.threads.values()]
-      .filter((thread) => thread.openRun)
+      .filter((thread) => thread.openRun || thread.pendingHandoff)
       .map((thread) => thread.id);
     if (open.length > 0) {
       await store.append({
@@ -562,7 +845,43 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     async close() {
       closed = true;
       for (const current of lanes.values()) current.running?.controller.abort("the runtime closed");
-      await Promise.all([...lanes.values()].map((current) => current.chain));
+      // Background work (summaries, hooks' actions) is let finish: each is bounded by its
+      // timeout, and a cut-off summary would be work lost (and a log replay could not re-derive).
+      await Promise.all([...lanes.values()].map(settled));
     },
   };
+}
+
+/** Resolves once a lane has no run going or queued and no background work running. */
+async function settled(current: Lane): Promise<void> {
+  while (true) {
+    const chain = current.chain;
+    await chain;
+    await current.worker?.idle();
+    await current.driver?.idle();
+    if (current.chain === chain) return;
+  }
+}
+
+/** Input tokens a request of `model` may use: its window minus the output it reserves. */
+function inputBudget(catalogue: ModelCatalogue, model: string): number {
+  const info = catalogue.lookup(model);
+  const reserve = Math.min(info?.maxOutputTokens ?? 4096, 8192);
+  return Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
+}
+
+/**
+ * A directive's instructions with its inputs: each `$name` of a given input is replaced by its
+ * value; inputs the text does not mention are listed after it.
+ */
+export function fillInputs(instructions: string, inputs: Record<string, unknown>): string {
+  const unused: string[] = [];
+  let text = instructions;
+  for (const [name, value] of Object.entries(inputs)) {
+    const shown = typeof value === "string" ? value : JSON.stringify(value);
+    const pattern = new RegExp(`\\$${name.replace(/[^A-Za-z0-9_]/g, "")}(?![A-Za-z0-9_])`, "g");
+    if (pattern.test(text)) text = text.replace(pattern, () => shown);
+    else unused.push(`- ${name}: ${shown}`);
+  }
+  return unused.length === 0 ? text : `${text.trim()}\n\n# Inputs\n${unused.join("\n")}`;
 }

@@ -1,3 +1,4 @@
+import type { PinnedItem } from "../continuity/context-bundle.js";
 import type { EventStore, Projection } from "../log/index.js";
 import { type CalibrationState, calibrationProjection } from "../providers/tokens/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
@@ -12,12 +13,19 @@ export interface ThreadState {
   /** Set for child threads (`agent` actions). */
   parent?: EventData<"thread.started">["parent"];
   startSeq: number;
+  /**
+   * The first seq its history needs: its start, or an earlier turn one of its runs took (a turn
+   * can wait in the log before its thread starts). Reading from here never misses a message.
+   */
+  readFrom: number;
   /** The index its next step takes. */
   nextStep: number;
   /** A run that started and has not completed: a crash interrupted it (or it is running now). */
   openRun?: { seq: number; turn?: string; input?: string };
   /** Set once the thread completed, failed, was cancelled or continued. */
   ended?: string;
+  /** A handoff began (`handoff.started`) and neither finished nor was deferred: a crash cut it. */
+  pendingHandoff?: string;
 }
 
 /** What the runtime folds from a continuity's log when it first touches it. */
@@ -27,6 +35,10 @@ export interface ContinuityState {
   threads: Map<string, ThreadState>;
   /** Turns no run has taken yet, oldest first. */
   waitingTurns: string[];
+  /** The seq of each waiting turn. */
+  turnSeqs: Map<string, number>;
+  /** The continuity's pinned rules and facts, by id, in the order pinned. */
+  pinned: Map<string, PinnedItem>;
 }
 
 const ENDINGS = new Set([
@@ -36,9 +48,14 @@ const ENDINGS = new Set([
   "thread.continued",
 ]);
 
+/** A continuity with no events. */
+export function emptyContinuityState(): ContinuityState {
+  return { threads: new Map(), waitingTurns: [], turnSeqs: new Map(), pinned: new Map() };
+}
+
 /** The fold behind `loadContinuityState`. */
 export const continuityStateProjection: Projection<ContinuityState> = {
-  initial: (): ContinuityState => ({ threads: new Map(), waitingTurns: [] }),
+  initial: emptyContinuityState,
   reduce(state, event) {
     reduceEvent(state, event);
     return state;
@@ -54,6 +71,17 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
   const { stream } = event;
   if (event.type === "turn.added") {
     state.waitingTurns.push(event.id);
+    state.turnSeqs.set(event.id, event.seq);
+    return;
+  }
+  if (event.type === "context.pinned") {
+    const data = event.data as EventData<"context.pinned">;
+    state.pinned.delete(data.id);
+    state.pinned.set(data.id, { id: data.id, kind: data.kind, text: data.text });
+    return;
+  }
+  if (event.type === "context.unpinned") {
+    state.pinned.delete((event.data as EventData<"context.unpinned">).id);
     return;
   }
   if (stream.kind === "thread") {
@@ -66,6 +94,7 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
         ...(data.agent !== undefined ? { agent: data.agent } : {}),
         ...(data.parent ? { parent: data.parent } : {}),
         startSeq: event.seq,
+        readFrom: Math.min(event.seq, (data.turn && state.turnSeqs.get(data.turn)) || event.seq),
         nextStep: 0,
       });
       if (!data.parent) state.foreground = stream.id;
@@ -83,11 +112,19 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
       if (data.turn !== undefined) {
         const at = state.waitingTurns.indexOf(data.turn);
         if (at !== -1) state.waitingTurns.splice(at, 1);
+        const seq = state.turnSeqs.get(data.turn);
+        if (seq !== undefined) thread.readFrom = Math.min(thread.readFrom, seq);
+        state.turnSeqs.delete(data.turn);
       }
     } else if (event.type === "run.completed") {
       delete thread.openRun;
+    } else if (event.type === "handoff.started") {
+      thread.pendingHandoff = (event.data as EventData<"handoff.started">).continuation;
+    } else if (event.type === "handoff.deferred") {
+      delete thread.pendingHandoff;
     } else if (ENDINGS.has(event.type)) {
       thread.ended = event.type;
+      delete thread.pendingHandoff;
     }
     return;
   }
@@ -101,26 +138,51 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
 
 /** The runtime's view of a continuity from events already read. */
 export function foldContinuityState(events: Iterable<SpoolEvent>): ContinuityState {
-  const state: ContinuityState = { threads: new Map(), waitingTurns: [] };
+  const state = emptyContinuityState();
   for (const event of events) reduceEvent(state, event);
   return state;
 }
 
 /**
- * Folds a continuity's log into the runtime's view of it and the token estimator's calibration,
+ * Folds a continuity's log into the runtime's view of it and the token estimators' calibration
+ * (the foreground's, and background work's),
  * in one read at first touch. Calibration comes from this continuity's log alone, so estimates
  * (and the windows they choose) are the same after a restart and in replay.
  */
 export async function loadContinuityState(
   store: EventStore,
   continuity: string,
-): Promise<{ state: ContinuityState; calibration: CalibrationState }> {
+  observe?: (event: SpoolEvent) => void,
+): Promise<{
+  state: ContinuityState;
+  calibration: CalibrationState;
+  backgroundCalibration: CalibrationState;
+}> {
   const calibration = calibrationProjection();
-  const state: ContinuityState = { threads: new Map(), waitingTurns: [] };
+  const state = emptyContinuityState();
   let fold = calibration.initial();
+  let background = calibration.initial();
   for await (const event of store.read({ continuity })) {
     reduceEvent(state, event);
-    fold = calibration.reduce(fold, event);
+    if (event.stream.kind === "step" && isBackgroundThread(stepThread(event.stream.id))) {
+      background = calibration.reduce(background, event);
+    } else {
+      fold = calibration.reduce(fold, event);
+    }
+    observe?.(event);
   }
-  return { state, calibration: fold.state };
+  return { state, calibration: fold.state, backgroundCalibration: background.state };
+}
+
+/**
+ * True for a thread that runs beside the foreground (a summarizer, a hook's directive): its
+ * model calls calibrate an estimator of their own, so the foreground's estimates (and the
+ * contexts they choose) do not depend on when background work finished.
+ */
+export function isBackgroundThread(thread: string): boolean {
+  return /@(summary|hook)\d+$/.test(thread);
+}
+
+function stepThread(step: string): string {
+  return step.slice(0, step.lastIndexOf(":"));
 }

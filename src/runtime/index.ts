@@ -1,6 +1,6 @@
 /**
  * The agent runtime: turns on continuities run threads of a directive step by step (compile the
- * recent window, stream the model, run its actions as they close, log every decision) until the
+ * context, stream the model, run its actions as they close, log every decision) until the
  * work is done; limits, permissions at dispatch, queued or interrupting turns, side effects of one
  * continuity one at a time. See `docs/runtime.md`.
  */
@@ -44,11 +44,6 @@ export {
   type PermissionCheck,
   SerialQueue,
 } from "./gated-executor.js";
-export {
-  type CompiledWindow,
-  compileRecentWindow,
-  type RecentWindowOptions,
-} from "./recent-window.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export { type ReplayOptions, type ReplayReport, replayContinuity } from "./replay.js";
 export {

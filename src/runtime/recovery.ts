@@ -129,7 +129,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
   if (!last) return { next: "continue", nextStep: firstStep, interrupted: [], rerun: [] };
   const nextStep = last.index + 1;
   if (last.decided !== undefined) {
-    return last.decided === "continue"
+    return last.decided === "continue" || last.decided === "retry"
       ? { next: "continue", nextStep, interrupted: [], rerun: [] }
       : { next: "end", nextStep, status: DECIDED_STATUS[last.decided], interrupted: [], rerun: [] };
   }

@@ -15,16 +15,33 @@ export const UNCOMPARED_TYPES: ReadonlySet<string> = new Set([
 /** Fields that measure time: they differ on every run and decide nothing. */
 const TIMING_FIELDS = new Set(["duration_ms", "waited_ms", "delay_ms", "lag_ms"]);
 
-/** True when replay re-derives `type` and compares it. */
-export function isCompared(event: { type: string }): boolean {
+/**
+ * Fields that hold log positions: a replay that re-enacts a crash may place events at other
+ * seqs, so positions (and the bundle manifest that names them) decide nothing; the request a
+ * context compiled to is compared through its `digest`.
+ */
+const POSITION_FIELDS = new Set(["seq", "from_seq", "to_seq", "ranges", "bundle"]);
+
+/**
+ * Event types that are inputs when they are on the continuity stream (a user pinned a fact with
+ * `spool pin`) and decisions when on a thread (the model pinned it with the `pin` action).
+ */
+const CONTINUITY_INPUTS: ReadonlySet<string> = new Set(["context.pinned", "context.unpinned"]);
+
+/** True when replay re-derives `event` and compares it. */
+export function isCompared(event: { type: string; stream?: StreamRef }): boolean {
   const spec = eventSpec(event.type);
-  if (!spec || spec.criticality === "droppable" || spec.input) return false;
+  if (!spec || spec.criticality === "droppable" || isInput(event)) return false;
   return !UNCOMPARED_TYPES.has(event.type);
 }
 
-/** True for inputs from outside (turns, continuity creation): replay copies them, never derives them. */
-export function isInput(event: { type: string }): boolean {
-  return eventSpec(event.type)?.input === true;
+/**
+ * True for inputs from outside (turns, continuity creation, pins by the user): replay copies
+ * them, never derives them.
+ */
+export function isInput(event: { type: string; stream?: StreamRef }): boolean {
+  if (eventSpec(event.type)?.input === true) return true;
+  return CONTINUITY_INPUTS.has(event.type) && event.stream?.kind === "continuity";
 }
 
 /**
@@ -44,7 +61,7 @@ export function laneOf(event: { type: string; stream: StreamRef; data: unknown }
   return base;
 }
 
-/** What replay compares of an event: its type and data, without times. */
+/** What replay compares of an event: its type and data, without times and log positions. */
 export function comparable(event: { type: string; data: unknown }): string {
   return canonicalJson({ type: event.type, data: withoutTiming(event.data) });
 }
@@ -54,7 +71,7 @@ function withoutTiming(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (!TIMING_FIELDS.has(key)) out[key] = withoutTiming(field);
+    if (!TIMING_FIELDS.has(key) && !POSITION_FIELDS.has(key)) out[key] = withoutTiming(field);
   }
   return out;
 }

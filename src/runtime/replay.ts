@@ -107,7 +107,10 @@ async function replayInto(
 
   const sofar = foldContinuityState([]);
   for (const event of original) {
-    const runOpen = [...sofar.threads.values()].some((thread) => thread.openRun !== undefined);
+    // Child threads do not count: a background summarizer may still be running between turns.
+    const runOpen = [...sofar.threads.values()].some(
+      (thread) => thread.openRun !== undefined && thread.parent === undefined,
+    );
     applyContinuityEvent(sofar, event);
     if (isInput(event)) {
       const outcome = await verifying.settle(
@@ -171,10 +174,16 @@ async function replayInto(
 /** Decisions replay always re-derives, even in a step a crash cut off. */
 const NEVER_TAKEN = new Set(["context.compiled", "step.started"]);
 
+/** How many compared events come before `seq` (they are in seq order: a binary search). */
 function countBefore(compared: readonly SpoolEvent[], seq: number): number {
-  let count = 0;
-  for (const event of compared) if (event.seq < seq) count += 1;
-  return count;
+  let low = 0;
+  let high = compared.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compared[mid]!.seq < seq) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function firstUnmatched(matcher: LaneMatcher, before?: number): ReplayDifference {

@@ -5,7 +5,13 @@ import type { Usage } from "../providers/stream-part.js";
 export type RunLimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";
 
 /** How a run ended. */
-export type RunStatus = "completed" | "failed" | "cancelled" | "limit" | "interrupted";
+export type RunStatus =
+  | "completed"
+  | "failed"
+  | "cancelled"
+  | "limit"
+  | "interrupted"
+  | "continued";
 
 /**
  * What a running agent tells whoever watches it live (the terminal chat, a test, a server), in

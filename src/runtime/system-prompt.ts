@@ -28,7 +28,9 @@ ask for work with actions. An action runs the moment its closing tag arrives, wh
 - <response final="false">…</response> shows progress and lets you continue after the results;
   <response> (final) ends your turn once your actions are done. Results you did not wait for come
   back to you in the next message inside <action_results>; fix anything listed in <protocol_errors>.
-- Only ask for tools you are allowed; a refused action comes back with the reason.`;
+- Only ask for tools you are allowed; a refused action comes back with the reason.
+- Memory (type internal): "pin" {"text", "kind": "fact"|"rule"} keeps something in every later
+  context; "recall" {"summary": id} reads back what a handoff summary covers.`;
 
 /**
  * The system prompt of a thread: the directive's instructions, the protocol guide, and the tools

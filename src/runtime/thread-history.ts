@@ -1,4 +1,12 @@
 import type { ActionErrorData, ActionStatus } from "../actions/index.js";
+import {
+  CONTINUE_TEXT,
+  type ContextMessage,
+  type PinnedItem,
+  type SummaryItem,
+  type ThreadView,
+} from "../continuity/context-bundle.js";
+import { seedToMessage, summaryFromData } from "../continuity/seed-messages.js";
 import type { ContentBlock } from "../providers/assembled-message.js";
 import { clientToolCalls } from "../providers/assembled-message.js";
 import { fromMessageData } from "../providers/message-data.js";
@@ -8,12 +16,16 @@ import { formatActionResults, type ReportedAction, toolResultText } from "./acti
 import { nativeToolName } from "./native-tools.js";
 
 /** One message of a thread's conversation, with the log position it came from. */
-export interface HistoryMessage {
-  message: ProviderMessage;
-  /** The seq of the event that completed it (a turn, a model message, a loop decision). */
-  seq: number;
-  /** True for a user turn: the recent-window compile starts its window at one. */
-  turn: boolean;
+export type HistoryMessage = ContextMessage;
+
+/** Where a thread's history starts reading, and what it knows from before that point. */
+export interface HistoryStart {
+  /** The seq it has already seen (it reads after it). Default 0: the whole continuity. */
+  after?: number;
+  /** Turns added before `after` that no run has taken yet, by turn id. */
+  turns?: ReadonlyMap<string, string>;
+  /** The continuity's pinned items as of `after`. */
+  pinned?: ReadonlyMap<string, PinnedItem>;
 }
 
 /** What one step left in the log: its model message and its actions' outcomes. */
@@ -40,14 +52,54 @@ export class ThreadHistory {
   readonly thread: string;
   readonly #messages: HistoryMessage[] = [];
   readonly #steps = new Map<number, StepRecord>();
-  readonly #turns = new Map<string, string>();
+  readonly #turns: Map<string, string>;
   readonly #variables = new Map<string, unknown>();
+  readonly #pinned: Map<string, PinnedItem>;
+  readonly #summaries: SummaryItem[] = [];
   readonly #stepPrefix: string;
-  #lastSeq = 0;
+  #newestTurn = -1;
+  #lastSeq: number;
 
-  constructor(thread: string) {
+  constructor(thread: string, start: HistoryStart = {}) {
     this.thread = thread;
     this.#stepPrefix = `${thread}:`;
+    this.#lastSeq = start.after ?? 0;
+    this.#turns = new Map(start.turns);
+    this.#pinned = new Map(start.pinned);
+  }
+
+  /**
+   * A history for another thread that starts where this one is: it has seen the same events, and
+   * knows the turns no run has taken and the pinned items (a continuation, the next foreground
+   * thread), so it never reads the continuity from the start.
+   */
+  successor(thread: string): ThreadHistory {
+    return new ThreadHistory(thread, {
+      after: this.#lastSeq,
+      turns: this.#turns,
+      pinned: this.#pinned,
+    });
+  }
+
+  /** What the context compiler reads: messages, the newest turn, summaries and pins. */
+  view(): ThreadView {
+    return {
+      thread: this.thread,
+      messages: this.#messages,
+      newestTurn: this.#newestTurn,
+      summaries: this.#summaries,
+      pinned: [...this.#pinned.values()],
+    };
+  }
+
+  /** The summary chain of the thread's lineage, oldest first (from its `handoff.seeded`). */
+  summaries(): readonly SummaryItem[] {
+    return this.#summaries;
+  }
+
+  /** The continuity's pinned rules and facts, in the order they were pinned. */
+  pinned(): readonly PinnedItem[] {
+    return [...this.#pinned.values()];
   }
 
   /** The seq of the last event applied. */
@@ -76,6 +128,16 @@ export class ThreadHistory {
       this.#turns.set(event.id, (event.data as EventData<"turn.added">).text);
       return;
     }
+    if (event.type === "context.pinned") {
+      const data = event.data as EventData<"context.pinned">;
+      this.#pinned.delete(data.id);
+      this.#pinned.set(data.id, { id: data.id, kind: data.kind, text: data.text });
+      return;
+    }
+    if (event.type === "context.unpinned") {
+      this.#pinned.delete((event.data as EventData<"context.unpinned">).id);
+      return;
+    }
     if (stream.kind === "thread" && stream.id === this.thread) {
       this.#applyThread(event);
       return;
@@ -93,12 +155,15 @@ export class ThreadHistory {
       const text = turn === undefined ? data.input : this.#turns.get(turn);
       if (turn !== undefined) this.#turns.delete(turn);
       if (text !== undefined) {
+        this.#newestTurn = this.#messages.length;
         this.#messages.push({
           message: { role: "user", content: text },
           seq: event.seq,
           turn: true,
         });
       }
+    } else if (event.type === "handoff.seeded") {
+      this.#seed(event.data as EventData<"handoff.seeded">);
     } else if (event.type === "loop.decided") {
       const data = event.data as EventData<"loop.decided">;
       if (data.decision !== "continue") return;
@@ -108,6 +173,24 @@ export class ThreadHistory {
         this.#messages.push({ message, seq: event.seq, turn: false });
       }
       this.#steps.delete(index);
+    }
+  }
+
+  #seed(data: EventData<"handoff.seeded">): void {
+    for (const summary of data.summaries) this.#summaries.push(summaryFromData(summary));
+    for (const carried of data.trailing) {
+      const entry = seedToMessage(carried, data.from);
+      if (entry.turn) this.#newestTurn = this.#messages.length;
+      this.#messages.push(entry);
+    }
+    if (data.resume) {
+      const last = data.trailing.at(-1)?.seq ?? 0;
+      this.#messages.push({
+        message: { role: "user", content: CONTINUE_TEXT },
+        seq: last,
+        turn: false,
+        thread: data.from,
+      });
     }
   }
 

@@ -5,6 +5,7 @@ import type { NewEvent, PreparedEvent, SpoolEvent } from "./event.js";
 import { actionEvents } from "./events/action-events.js";
 import { artifactEvents } from "./events/artifact-events.js";
 import { checkpointEvents } from "./events/checkpoint-events.js";
+import { contextEvents } from "./events/context-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
@@ -33,6 +34,7 @@ export const EVENT_CATALOG = {
   ...checkpointEvents,
   ...relicEvents,
   ...runEvents,
+  ...contextEvents,
 } satisfies Record<string, EventSpec>;
 
 /** A type name from the catalog. */

@@ -1,3 +1,4 @@
+import type { EventStore } from "../../log/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -10,7 +11,11 @@ import {
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
 import { ensureContinuity, openAgentSession } from "./agent-session.js";
+import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
+import { runSlashCommand } from "./chat-slash.js";
 import { defaultActor } from "./continuities.js";
+import { ConversationView } from "./conversation-view.js";
+import { startOfRecentTurns } from "./tail.js";
 
 /** Help of `spool chat`: for the integrator to register in `USAGE`. */
 export const CHAT_USAGE: CommandHelp = {
@@ -21,8 +26,12 @@ An interactive chat with an agent on the continuity log: thoughts stream dimmed,
 shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered,
 and every step shows its tokens, spend and context pressure. The chat continues the same
 continuity across restarts (the most recent chat in the store), and first finishes any run a
-crash interrupted. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at an empty
-prompt) exits.
+crash interrupted. On start it shows the last exchanges of the chat, as one conversation across
+the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
+an empty prompt) exits.
+
+Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
+/pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
 
 The provider comes from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL
 (Ollama, vLLM, llama.cpp), or SPOOL_PROVIDER/SPOOL_MODEL/SPOOL_API_KEY/SPOOL_BASE_URL. With none
@@ -39,7 +48,8 @@ Options:
 `,
 };
 
-const CHAT_PREFIX = "chat";
+/** How many of the latest turns `spool chat` recaps when it continues a chat. */
+export const CHAT_RECAP_TURNS = 2;
 
 /**
  * `spool chat`: the main job. Reads turns from the terminal (or a pipe: one line per turn),
@@ -95,8 +105,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
         created
           ? `new chat ${continuity}`
           : `chat ${continuity}, ${turns} turn${turns === 1 ? "" : "s"} so far`
-      } · Ctrl-C cancels a step, Ctrl-D exits`,
+      } · Ctrl-C cancels a step, Ctrl-D exits, /help for commands`,
     );
+    if (turns > 0) await recap(ctx, store, continuity);
     input = createChatInput({
       input: terminal.input,
       output: ctx.io.stdout,
@@ -111,6 +122,8 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     for (let text = await input.next(); text !== undefined; text = await input.next()) {
       if (text.trim() === "") continue;
       if (!input.interactive) renderer.userEcho(text);
+      const slash = { store, continuity, actor, out: renderer, width: ctx.width };
+      if (await runSlashCommand(text, slash)) continue;
       input.setBusy(true);
       try {
         await runtime.submit(continuity, { text, actor, origin: "cli" });
@@ -127,25 +140,24 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
   }
 }
 
-/** A new chat's continuity id: `chat-` and the time, which sorts and reads well. */
-function newChatId(): string {
-  return `${CHAT_PREFIX}-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "")}`;
+/**
+ * Shows the chat's last `CHAT_RECAP_TURNS` exchanges before the prompt: what was said (turns and
+ * responses, not thoughts or actions), as one conversation across handoffs (`ConversationView`
+ * in `messages` detail). Written whole, before the renderer draws anything live.
+ */
+async function recap(ctx: CommandContext, store: EventStore, continuity: string): Promise<void> {
+  const after = await startOfRecentTurns(store, continuity, CHAT_RECAP_TURNS);
+  const view = new ConversationView({
+    style: ctx.style,
+    width: ctx.width,
+    detail: "messages",
+    write: (chunk) => void ctx.io.stdout.write(chunk),
+  });
+  for await (const event of store.read({ continuity, after })) view.push(event);
+  view.finish();
 }
 
-/** The most recently active chat continuity of the store. */
-async function latestChat(store: Parameters<typeof countTurns>[0]): Promise<string | undefined> {
-  const heads = await store.continuities();
-  const chats = heads.filter(
-    (head) => head.continuity === CHAT_PREFIX || head.continuity.startsWith(`${CHAT_PREFIX}-`),
-  );
-  chats.sort((a, b) => a.lastSeq - b.lastSeq);
-  return chats.at(-1)?.continuity;
-}
-
-async function countTurns(
-  store: import("../../log/index.js").EventStore,
-  continuity: string,
-): Promise<number> {
+async function countTurns(store: EventStore, continuity: string): Promise<number> {
   let count = 0;
   for await (const _event of store.read({ continuity, types: ["turn.added"] })) count += 1;
   return count;

@@ -5,7 +5,7 @@ import {
 } from "../../protocol/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
-import { shortThreadId } from "./thread-rows.js";
+import { isWorkerThread, looksLikeWorkerThread } from "./thread-rows.js";
 
 /** Options of `ConversationView`. */
 export interface ConversationViewOptions {
@@ -14,6 +14,11 @@ export interface ConversationViewOptions {
   width: number;
   /** Where the view writes; receives partial lines while model text streams. */
   write(chunk: string): void;
+  /**
+   * `full` (the default) shows everything below; `messages` shows only what was said (turns
+   * and responses), handoffs and runs that did not complete: a recap of earlier messages.
+   */
+  detail?: "full" | "messages";
 }
 
 /** A model step being shown: its protocol parser and the text already fed to it. */
@@ -31,8 +36,14 @@ const INDENT = "  ";
 /**
  * Renders a continuity's events as a conversation: turns, the model's thoughts (dim) and
  * responses (plain) as they stream, one line per action and its outcome, and quiet lines for
- * usage, limits, recovery, continuations and runs that did not complete. Child threads are
- * indented by their depth.
+ * usage, limits, recovery and runs that did not complete. Child threads are indented by their
+ * depth.
+ *
+ * A continuity is one conversation across its threads: a handoff to a continuation thread is one
+ * dim line (`── context handed off to a new thread (pressure 0.91, 7,402 → 2,310 tokens,
+ * summary 812 tokens) ──`), and the messages the continuation was seeded with are not shown
+ * again (they were shown when first said). The runtime's own work beside the conversation —
+ * summarizer and hook threads, worker streams, hook firings — is not shown.
  *
  * Model text comes from `token.delta` events of `text:*` blocks, parsed with one protocol parser
  * per step; a step's `message.completed` supplies whatever its deltas did not (all of it when
@@ -44,6 +55,8 @@ export class ConversationView {
   private readonly steps = new Map<string, StepView>();
   private readonly actions = new Map<string, string>();
   private readonly depths = new Map<string, number>();
+  /** Summarizer and hook threads (and anything they spawn): not part of the conversation. */
+  private readonly hidden = new Set<string>();
   private atLineStart = true;
   /** The block text is streaming into; another block or a whole line starts a new line. */
   private streamKey: string | undefined;
@@ -56,6 +69,8 @@ export class ConversationView {
   /** Shows one event (in seq order). */
   push(event: SpoolEvent): void {
     const { style } = this.options;
+    if (event.stream.kind === "worker" || this.isHidden(event.stream.id)) return;
+    const full = this.options.detail !== "messages";
     const data = event.data as Record<string, unknown>;
     const textIndent = this.indentOf(event.stream.id);
     const indent = textIndent + INDENT;
@@ -68,12 +83,17 @@ export class ConversationView {
       }
       case "turn.queued": {
         const { position } = data as EventData<"turn.queued">;
-        this.note(`… queued (position ${position})`, indent);
+        if (full) this.note(`… queued (position ${position})`, indent);
         return;
       }
       case "thread.started": {
         const { parent } = data as EventData<"thread.started">;
-        if (parent) this.depths.set(event.stream.id, parent.depth);
+        if (!parent) return;
+        if (isWorkerThread(event.stream.id, parent) || this.hidden.has(parent.thread)) {
+          this.hidden.add(event.stream.id);
+        } else {
+          this.depths.set(event.stream.id, parent.depth);
+        }
         return;
       }
       case "token.delta": {
@@ -104,6 +124,7 @@ export class ConversationView {
         return;
       case "step.interrupted":
         this.endStepIfOpen(event.stream.id);
+        if (!full) return;
         this.line(
           `${style.yellow("⚠")} ${style.dim(`step interrupted: ${(data as EventData<"step.interrupted">).reason}`)}`,
           indent,
@@ -112,34 +133,44 @@ export class ConversationView {
       case "step.completed": {
         if (data.kind !== "model") return;
         this.endStepIfOpen(event.stream.id);
+        if (!full) return;
         const { usage } = data as Extract<EventData<"step.completed">, { kind: "model" }>;
         this.note(`↳ ${count(usage.input_tokens)} in · ${count(usage.output_tokens)} out`, indent);
         return;
       }
       case "limit.reached": {
         const limit = data as EventData<"limit.reached">;
-        this.note(`limit reached: ${limit.limit} ${limit.value}/${limit.max}`, indent);
+        if (full) this.note(`limit reached: ${limit.limit} ${limit.value}/${limit.max}`, indent);
         return;
       }
       case "recovery.started":
-        this.line(style.dim("— recovered after a restart —"), "");
+        if (full) this.line(style.dim("— recovered after a restart —"), "");
         return;
-      case "thread.continued": {
-        const continued = data as EventData<"thread.continued">;
-        const into = shortThreadId(continued.continuation);
-        this.note(`↪ continued in ${into}: ${continued.reason}`, indent);
+      case "thread.continued":
+        this.endStepIfOpen(event.stream.id);
+        this.note(handoffText(data as EventData<"thread.continued">), textIndent);
+        return;
+      case "handoff.deferred": {
+        const deferred = data as EventData<"handoff.deferred">;
+        if (full) {
+          this.note(
+            `context handoff put off (no summary yet); tried again at step ${deferred.retry_at_step}`,
+            indent,
+          );
+        }
         return;
       }
       case "run.completed": {
         const run = data as EventData<"run.completed">;
-        if (run.status === "completed") return;
+        // A run that goes on in a continuation thread is one run to the reader.
+        if (run.status === "completed" || run.status === "continued") return;
         const paint = run.status === "failed" ? style.red : style.yellow;
         const why = run.error ? `: ${run.error.message}` : "";
         this.note(`run ${run.status}${why}`, indent, paint);
         return;
       }
       default:
-        if (event.type.startsWith("action.")) this.action(event, indent);
+        if (full && event.type.startsWith("action.")) this.action(event, indent);
     }
   }
 
@@ -239,7 +270,11 @@ export class ConversationView {
     for (const event of events) {
       if (event.type === "block-end") {
         if (this.streamKey === `${stream}/${event.block}`) this.endLine();
-      } else if (event.type === "block-delta" && event.kind !== "feed") {
+      } else if (
+        event.type === "block-delta" &&
+        event.kind !== "feed" &&
+        (event.kind !== "thought" || this.options.detail !== "messages")
+      ) {
         const paint = event.kind === "thought" ? this.options.style.dim : (text: string) => text;
         this.stream(`${stream}/${event.block}`, event.text, paint, step.indent);
       }
@@ -284,12 +319,37 @@ export class ConversationView {
     this.pending = "";
   }
 
+  /** True for events of a hidden thread or of one of its steps. */
+  private isHidden(stream: string): boolean {
+    const thread = stream.slice(0, stream.lastIndexOf(":"));
+    if (this.hidden.has(stream) || this.hidden.has(thread)) return true;
+    if (this.depths.has(stream) || this.depths.has(thread)) return false;
+    return looksLikeWorkerThread(stream) || looksLikeWorkerThread(thread);
+  }
+
   /** Two spaces per level of child thread, for events on a thread or one of its steps. */
   private indentOf(stream: string): string {
     const depth =
       this.depths.get(stream) ?? this.depths.get(stream.slice(0, stream.lastIndexOf(":")));
     return INDENT.repeat(depth ?? 0);
   }
+}
+
+/**
+ * `── context handed off to a new thread (pressure 0.91, 7,402 → 2,310 tokens, summary 812
+ * tokens) ──`; a last-resort handoff says it carried trailing messages only.
+ */
+export function handoffText(data: EventData<"thread.continued">): string {
+  const details: string[] = [];
+  if (data.pressure_ratio !== undefined) details.push(`pressure ${data.pressure_ratio.toFixed(2)}`);
+  if (data.tokens_before !== undefined && data.tokens_after !== undefined) {
+    details.push(`${count(data.tokens_before)} → ${count(data.tokens_after)} tokens`);
+  }
+  if (data.summary_tokens !== undefined)
+    details.push(`summary ${count(data.summary_tokens)} tokens`);
+  else if (data.mode === "trailing-only") details.push("no summary: recent messages only");
+  if (details.length === 0) details.push(data.reason);
+  return `── context handed off to a new thread (${details.join(", ")}) ──`;
 }
 
 /** `1,204`: a whole number with thousands separators. */

@@ -4,6 +4,7 @@ import {
   ITEM_KINDS,
   type ItemKind,
   type ItemListing,
+  isRootFileKind,
 } from "../../directives/index.js";
 import { resolveKeysDir } from "../../transcript/index.js";
 import { type CommandContext, DB_OPTION, parseCommandArgs, UsageError } from "../context.js";
@@ -12,18 +13,20 @@ import type { CommandHelp } from "../usage.js";
 
 /** Help of `spool items`: for the integrator to register in `USAGE`. */
 export const ITEMS_USAGE: CommandHelp = {
-  synopsis: "spool items [--kind directive|agent|config|workflow|hook] [--json] [--keys DIR]",
-  text: `Usage: spool items [--kind directive|agent|config|workflow|hook] [--json] [--keys DIR]
+  synopsis: "spool items [--kind KIND] [--json] [--keys DIR]",
+  text: `Usage: spool items [--kind KIND] [--json] [--keys DIR]
 
 Lists the items of the three spaces, highest precedence first: the project's .ai/, your ~/.ai/
 and Spool's built-in items. For each: kind, name, tier, signature (verified, unsigned, invalid,
 or builtin: trusted) and path. An item hidden by the same item in a higher tier is marked
-"shadowed by <tier>"; configs are merged, not shadowed. Each item is also checked: a signature
-that does not match the file, an unsigned item under policy.require_signatures, or a malformed
-file is printed under its row. Exit code 1 when any item has such a problem.
+"shadowed by <tier>"; config.yaml and coordination.yaml are merged, not shadowed. Each item is
+also checked: a signature that does not match the file, an unsigned item under
+policy.require_signatures, or a malformed file is printed under its row. Exit code 1 when any
+item has such a problem.
 
 Options:
-  --kind <kind>          Only items of this kind
+  --kind <kind>          Only items of this kind: directive, agent, config, coordination,
+                         workflow or hook
   --json                 Print one JSON object per item
   --keys <dir>           Where the trusted public keys are (default: $SPOOL_KEYS, then keys/
                          beside a SQLite store, i.e. ./.spool/keys/, and its retired/ folder)
@@ -103,7 +106,7 @@ function signatureText(listing: ItemListing): string {
 
 function shadowText(listing: ItemListing): string {
   if (listing.shadowedBy) return `  (shadowed by ${listing.shadowedBy})`;
-  if (listing.kind === "config" && listing.shadows.length > 0) {
+  if (isRootFileKind(listing.kind) && listing.shadows.length > 0) {
     return `  (merged over ${listing.shadows.join(", ")})`;
   }
   if (listing.shadows.length > 0) return `  (shadows ${listing.shadows.join(", ")})`;

@@ -16,7 +16,7 @@ import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 
 /** Exit codes of `spool run`, by how the run ended. */
-export const RUN_EXIT = { completed: 0, failed: 1, limit: 4, cancelled: 5 } as const;
+export const RUN_EXIT = { completed: 0, failed: 1, limit: 4, cancelled: 5, continued: 0 } as const;
 
 /** Help of `spool run`: for the integrator to register in `USAGE`. */
 export const RUN_USAGE: CommandHelp = {

@@ -21,8 +21,10 @@ export const TAIL_USAGE: CommandHelp = {
 
 Follows a continuity live as a conversation: turns, the model's thoughts (dim) and responses as
 they stream, each action and how it ended, token use per step, limits, recoveries and runs that
-did not complete. Starts with the last ${TAIL_RECENT_TURNS} turns and keeps watching until Ctrl-C.
-Without a continuity: the most recently active one.
+did not complete. One conversation across threads: a handoff to a new thread is one quiet line
+(its pressure, tokens before → after and summary size); summarizer and hook threads are not
+shown. Starts with the last ${TAIL_RECENT_TURNS} turns and keeps watching until Ctrl-C. Without a
+continuity: the most recently active one.
 
 Options:
   --from-start           Show the whole continuity before following
@@ -78,12 +80,16 @@ export async function tailCommand(ctx: CommandContext, args: string[]): Promise<
   return 0;
 }
 
-/** The seq just before the continuity's last `TAIL_RECENT_TURNS` turns (0 with fewer turns). */
-async function startOfRecentTurns(store: EventStore, continuity: string): Promise<number> {
+/** The seq just before the continuity's last `turns` turns (0 with fewer turns). */
+export async function startOfRecentTurns(
+  store: EventStore,
+  continuity: string,
+  turns = TAIL_RECENT_TURNS,
+): Promise<number> {
   const recent: number[] = [];
   for await (const event of store.read({ continuity, types: ["turn.added"] })) {
     recent.push(event.seq);
-    if (recent.length > TAIL_RECENT_TURNS) recent.shift();
+    if (recent.length > turns) recent.shift();
   }
-  return recent.length < TAIL_RECENT_TURNS ? 0 : recent[0]! - 1;
+  return recent.length < turns ? 0 : recent[0]! - 1;
 }

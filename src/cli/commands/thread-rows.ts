@@ -1,6 +1,7 @@
 import {
   applyContinuityEvent,
   type ContinuityState,
+  emptyContinuityState,
   type ThreadState,
 } from "../../runtime/continuity-state.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
@@ -21,18 +22,59 @@ export interface ThreadRow {
   runs: { completed: number; total: number };
   /** `running` while a run is open (also one a crash interrupted), `open` between runs. */
   status: ThreadStatus;
-  /** For a continued thread: the thread that took over, why, and the context pressure then. */
-  continuation: { thread: string; reason: string; pressure_ratio: number | null } | null;
+  /** For a continued thread: the handoff to the thread that took over (`thread.continued`). */
+  continuation: ThreadHandoff | null;
+  /** For a continuation: the thread it took over from (`thread.started.continuation_of`). */
+  continuation_of: string | null;
+  /** The first thread of its chain of continuations (itself when it continues none). */
+  chain_root: string;
+  /** For a continuation: what its context was seeded with (`handoff.seeded`). */
+  seed: ThreadSeed | null;
+  /** Handoffs of this thread put off because no summary could be made (`handoff.deferred`). */
+  deferred_handoffs: number;
+  /**
+   * A summarizer or hook directive the runtime ran beside the conversation (a child thread named
+   * `<thread>@<action>`), as opposed to the conversation's own threads and `agent` children.
+   */
+  worker: boolean;
   started_at: string;
   /** Summed over the thread's `step.completed` events. */
   tokens: { input: number; output: number };
+}
+
+/** How a thread handed its work on (the data of its `thread.continued`, `null` where absent). */
+export interface ThreadHandoff {
+  thread: string;
+  reason: string;
+  pressure_ratio: number | null;
+  /** `summary`: seeded with the summary chain; `trailing-only`: the last resort without one. */
+  mode: "summary" | "trailing-only" | null;
+  /** The thread's context tokens before the handoff, and the continuation's seed after it. */
+  tokens_before: number | null;
+  tokens_after: number | null;
+  summary_id: string | null;
+  summary_tokens: number | null;
+}
+
+/** What a continuation started from (its `handoff.seeded`). */
+export interface ThreadSeed {
+  from: string;
+  mode: "summary" | "trailing-only";
+  /** Summaries of the chain it carries, and the trailing messages carried over. */
+  summaries: number;
+  trailing: number;
+  tokens: { summary: number; trailing: number };
 }
 
 interface ThreadTally {
   startedAt: string;
   runs: { completed: number; total: number };
   tokens: { input: number; output: number };
-  continuation?: ThreadRow["continuation"];
+  chainRoot: string;
+  continuationOf: string | null;
+  continuation?: ThreadHandoff;
+  seed?: ThreadSeed;
+  deferred: number;
 }
 
 /**
@@ -41,7 +83,7 @@ interface ThreadTally {
  * (`applyContinuityEvent`); this adds the start time, run counts, token use and continuations.
  */
 export class ThreadRowsFold {
-  private readonly state: ContinuityState = { threads: new Map(), waitingTurns: [] };
+  private readonly state: ContinuityState = emptyContinuityState();
   private readonly tallies = new Map<string, ThreadTally>();
 
   /** Takes the next event of the continuity. */
@@ -68,10 +110,14 @@ export class ThreadRowsFold {
   private onThread(event: SpoolEvent): void {
     const id = event.stream.id;
     if (event.type === "thread.started") {
+      const data = event.data as EventData<"thread.started">;
       this.tallies.set(id, {
         startedAt: event.ts,
         runs: { completed: 0, total: 0 },
         tokens: { input: 0, output: 0 },
+        chainRoot: data.chain_root,
+        continuationOf: data.continuation_of ?? null,
+        deferred: 0,
       });
       return;
     }
@@ -89,7 +135,23 @@ export class ThreadRowsFold {
         thread: data.continuation,
         reason: data.reason,
         pressure_ratio: data.pressure_ratio ?? null,
+        mode: data.mode ?? null,
+        tokens_before: data.tokens_before ?? null,
+        tokens_after: data.tokens_after ?? null,
+        summary_id: data.summary_id ?? null,
+        summary_tokens: data.summary_tokens ?? null,
       };
+    } else if (event.type === "handoff.seeded") {
+      const data = event.data as EventData<"handoff.seeded">;
+      tally.seed = {
+        from: data.from,
+        mode: data.mode,
+        summaries: data.summaries.length,
+        trailing: data.trailing.length,
+        tokens: { ...data.tokens },
+      };
+    } else if (event.type === "handoff.deferred") {
+      tally.deferred += 1;
     }
   }
 
@@ -104,6 +166,11 @@ export class ThreadRowsFold {
       runs: { ...(tally?.runs ?? { completed: 0, total: 0 }) },
       status: statusOf(thread),
       continuation: tally?.continuation ?? null,
+      continuation_of: tally?.continuationOf ?? null,
+      chain_root: tally?.chainRoot ?? thread.id,
+      seed: tally?.seed ?? null,
+      deferred_handoffs: tally?.deferred ?? 0,
+      worker: isWorkerThread(thread.id, thread.parent),
       started_at: tally?.startedAt ?? "",
       tokens: { ...(tally?.tokens ?? { input: 0, output: 0 }) },
     };
@@ -123,6 +190,28 @@ function statusOf(thread: ThreadState): ThreadStatus {
     default:
       return thread.openRun ? "running" : "open";
   }
+}
+
+/**
+ * True for a thread the runtime ran beside the conversation: a summarizer or a hook's directive,
+ * named `<thread>@<job>` after the thread it serves (an `agent` child is named after the step
+ * that spawned it, `<thread>:<step>@<action>`). Such threads are no part of the conversation.
+ */
+export function isWorkerThread(
+  id: string,
+  parent: { thread: string; action: string } | undefined | null,
+): boolean {
+  return parent != null && id === `${parent.thread}@${parent.action}`;
+}
+
+/**
+ * True when a thread id has the shape of a summarizer or hook thread (`<thread>@summary<n>`,
+ * `<thread>@hook<n>`, where `<thread>` is not a step): for a thread whose `thread.started` was
+ * not seen (a view that starts mid-log).
+ */
+export function looksLikeWorkerThread(id: string): boolean {
+  const at = id.lastIndexOf("@");
+  return at > 0 && /^(summary|hook)\d+$/.test(id.slice(at + 1)) && !/:\d+$/.test(id.slice(0, at));
 }
 
 const ULID = /[0-9A-HJKMNP-TV-Z]{26}/g;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { compiledContextData } from "./context-events.js";
 import { defineEvent, identifier, ulidString } from "./define-event.js";
 import { usageData } from "./message-events.js";
 
@@ -36,7 +37,7 @@ export const runEvents = {
     streams: ["thread"],
     schema: z.strictObject({
       turn: ulidString.optional(),
-      status: z.enum(["completed", "failed", "cancelled", "limit"]),
+      status: z.enum(["completed", "failed", "cancelled", "limit", "continued"]),
       steps: z.number().int().nonnegative(),
       result: z.string().max(1_000_000).optional(),
       error: error.optional(),
@@ -51,7 +52,7 @@ export const runEvents = {
     streams: ["thread"],
     schema: z.strictObject({
       step: stepId,
-      decision: z.enum(["continue", "complete", "fail", "cancel", "limit"]),
+      decision: z.enum(["continue", "complete", "fail", "cancel", "limit", "retry"]),
       reason: z.string().min(1).max(2000),
       /** Actions whose results go to the model in the next step. */
       results: z.number().int().nonnegative(),
@@ -62,17 +63,7 @@ export const runEvents = {
       "The context a model call was given: which messages of the thread, in how many tokens.",
     criticality: "critical",
     streams: ["step"],
-    schema: z.strictObject({
-      strategy: z.string().min(1).max(100),
-      /** Messages of the thread sent, and how many older ones were left out to fit. */
-      messages: z.number().int().nonnegative(),
-      omitted: z.number().int().nonnegative(),
-      /** The estimated input tokens, and the budget they had to fit in. */
-      tokens: z.number().int().nonnegative(),
-      budget: z.number().int().nonnegative(),
-      /** sha256 of the request's canonical JSON: replay re-compiles and compares. */
-      digest: z.string().regex(/^[0-9a-f]{64}$/),
-    }),
+    schema: compiledContextData,
   }),
   "limit.reached": defineEvent({
     description: "A limit of the directive or the runtime stopped a run (or refused a spawn).",

@@ -68,6 +68,14 @@ export const threadEvents = {
       reason,
       summary: artifactRef.optional(),
       pressure_ratio: z.number().nonnegative().optional(),
+      /** `summary`: seeded with the summary chain; `trailing-only`: the last resort without one. */
+      mode: z.enum(["summary", "trailing-only"]).optional(),
+      /** The summary passed on (a `summary.completed` id) and its size. */
+      summary_id: identifier.optional(),
+      summary_tokens: z.number().int().nonnegative().optional(),
+      /** The thread's context before the handoff, and the continuation's seed after it. */
+      tokens_before: z.number().int().nonnegative().optional(),
+      tokens_after: z.number().int().nonnegative().optional(),
     }),
   }),
 };

@@ -1,0 +1,310 @@
+import { z } from "zod";
+import type { EventStore } from "../../log/index.js";
+import type { EventData, SpoolEvent } from "../../spec/index.js";
+import {
+  type CommandContext,
+  DB_OPTION,
+  locateStore,
+  NotFoundError,
+  parseCommandArgs,
+  UsageError,
+} from "../context.js";
+import { formatTime, oneLine, truncate } from "../format.js";
+import type { CommandHelp } from "../usage.js";
+import { withActiveContinuity } from "./active-continuity.js";
+import { isWorkerThread } from "./thread-rows.js";
+
+/** Help of `spool context`. */
+export const CONTEXT_USAGE: CommandHelp = {
+  synopsis: "spool context [continuity] [--step STEP] [--show] [--json]",
+  text: `Usage: spool context [continuity] [--step STEP] [--show] [--json]
+
+Shows what a model call was given (its context.compiled): the tokens of each part (system
+prompt, pinned items, summaries, feeds, messages) against the budget, the messages sent and
+left out, the event ranges the messages came from, the summaries (id, tokens, the range each
+covers) and the pinned items. Without --step: the latest model call of the conversation
+(summarizer and hook threads aside). Without a continuity: the most recently active one.
+
+Options:
+  --step <step>          This step: its id (<thread>:<n>), or <n> for step n of the thread that
+                         made the latest call
+  --show                 Also print the bundle's manifest (the stored artifact) as JSON
+  --json                 Print one JSON object (the context.compiled data, the summaries and
+                         pins resolved, and with --show the manifest)
+  --db <dir | file.db | postgres://…>
+                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
+  -h, --help             Show this help
+
+Examples:
+  spool context
+  spool context home --step 3
+  spool context home --step th-01JC3V7Q8ZK2N5W4X6Y8A0B1C2.c1:0 --show
+`,
+};
+
+/** One model call's compiled context, with what its ids name resolved from the log. */
+export interface ContextReport {
+  continuity: string;
+  step: string;
+  thread: string;
+  index: number;
+  model: string | null;
+  /** The `context.compiled` event. */
+  seq: number;
+  ts: string;
+  compiled: EventData<"context.compiled">;
+  /** The summaries it held (`null` fields where the log has no `summary.completed` for one). */
+  summaries: {
+    id: string;
+    summarizer: string | null;
+    tokens: number | null;
+    covers: { thread: string; from_seq: number; to_seq: number } | null;
+  }[];
+  /** The pinned items it held (`null` text where the log has no `context.pinned` for one). */
+  pinned: { id: string; kind: "rule" | "fact" | null; text: string | null }[];
+  /** The bundle's manifest, with `--show`. */
+  manifest?: Record<string, unknown>;
+}
+
+const manifestSchema = z.record(z.string(), z.unknown());
+
+/**
+ * `spool context [continuity] [--step STEP] [--show] [--json]`: what the latest (or the given)
+ * model call was given, from one read of the continuity's log (and, with `--show`, its bundle
+ * artifact). Read-only. Throws `NotFoundError` (exit 1) for a missing store, continuity or
+ * step, or a manifest that is not stored; `UsageError` (exit 2) for bad arguments.
+ */
+export async function contextCommand(ctx: CommandContext, args: string[]): Promise<number> {
+  const command = "context";
+  const { values, positionals } = parseCommandArgs(command, args, {
+    ...DB_OPTION,
+    step: { type: "string" },
+    show: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const [given, ...extra] = positionals;
+  if (extra.length > 0) {
+    throw new UsageError(command, `unexpected argument ${JSON.stringify(extra[0])}`);
+  }
+  if (values.step !== undefined && values.step.trim() === "") {
+    throw new UsageError(command, "--step needs a step id (<thread>:<n>) or a step number");
+  }
+  const target = locateStore(ctx, values.db);
+  const report = await withActiveContinuity(ctx, target, given, async (store, continuity) => {
+    const found = await contextReport(store, continuity, values.step);
+    if (values.show) found.manifest = await readManifest(store, found);
+    return found;
+  });
+  if (values.json) {
+    ctx.out(JSON.stringify(report));
+    return 0;
+  }
+  if (given === undefined) ctx.err(ctx.errStyle.dim(`Context of ${oneLine(report.continuity)}:`));
+  for (const line of reportLines(ctx, report)) ctx.out(line);
+  if (report.manifest) {
+    ctx.out("");
+    ctx.out(JSON.stringify(report.manifest, null, 2));
+  }
+  return 0;
+}
+
+/**
+ * Reads the continuity once and builds the report of `step` (a step id, or a number on the
+ * thread of the latest call), or of the latest model call of a conversation thread.
+ */
+export async function contextReport(
+  store: EventStore,
+  continuity: string,
+  step?: string,
+): Promise<ContextReport> {
+  const compiled: SpoolEvent[] = [];
+  const models = new Map<string, string>();
+  const workers = new Set<string>();
+  const summaries = new Map<string, ContextReport["summaries"][number]>();
+  const pins = new Map<string, ContextReport["pinned"][number]>();
+  for await (const event of store.read({ continuity })) {
+    const data = event.data as Record<string, unknown>;
+    switch (event.type) {
+      case "context.compiled":
+        if (event.stream.kind === "step") compiled.push(event);
+        break;
+      case "step.started":
+        if (data.kind === "model") models.set(event.stream.id, String(data.model));
+        break;
+      case "thread.started": {
+        const { parent } = data as EventData<"thread.started">;
+        if (isWorkerThread(event.stream.id, parent) || (parent && workers.has(parent.thread))) {
+          workers.add(event.stream.id);
+        }
+        break;
+      }
+      case "summary.completed": {
+        const summary = data as EventData<"summary.completed">;
+        summaries.set(summary.id, {
+          id: summary.id,
+          summarizer: summary.summarizer,
+          tokens: summary.tokens,
+          covers: summary.covers,
+        });
+        break;
+      }
+      case "handoff.seeded":
+        for (const summary of (data as EventData<"handoff.seeded">).summaries) {
+          if (!summaries.has(summary.id)) {
+            summaries.set(summary.id, {
+              id: summary.id,
+              summarizer: summary.summarizer,
+              tokens: summary.tokens,
+              covers: summary.covers,
+            });
+          }
+        }
+        break;
+      case "context.pinned": {
+        const pin = data as EventData<"context.pinned">;
+        pins.set(pin.id, { id: pin.id, kind: pin.kind, text: pin.text });
+        break;
+      }
+    }
+  }
+  const threadOf = (event: SpoolEvent) =>
+    event.stream.id.slice(0, event.stream.id.lastIndexOf(":"));
+  const conversation = compiled.filter((event) => !workers.has(threadOf(event)));
+  const latest = conversation.at(-1) ?? compiled.at(-1);
+  if (!latest) {
+    throw new NotFoundError(
+      `continuity ${JSON.stringify(continuity)} has no model call yet`,
+      "Its context is compiled at each model step: send a turn first",
+    );
+  }
+  let chosen = latest;
+  if (step !== undefined) {
+    const wanted = /^\d+$/.test(step.trim()) ? `${threadOf(latest)}:${Number(step.trim())}` : step;
+    const found = compiled.findLast((event) => event.stream.id === wanted);
+    if (!found) {
+      throw new NotFoundError(
+        `no model call ${JSON.stringify(wanted)} in continuity ${JSON.stringify(continuity)}`,
+        `Steps are <thread>:<n>; the latest is ${latest.stream.id}`,
+      );
+    }
+    chosen = found;
+  }
+  const data = chosen.data as EventData<"context.compiled">;
+  const id = chosen.stream.id;
+  return {
+    continuity,
+    step: id,
+    thread: threadOf(chosen),
+    index: Number(id.slice(id.lastIndexOf(":") + 1)),
+    model: models.get(id) ?? null,
+    seq: chosen.seq,
+    ts: chosen.ts,
+    compiled: data,
+    summaries: (data.summaries ?? []).map(
+      (summary) =>
+        summaries.get(summary) ?? { id: summary, summarizer: null, tokens: null, covers: null },
+    ),
+    pinned: (data.pinned ?? []).map((pin) => pins.get(pin) ?? { id: pin, kind: null, text: null }),
+  };
+}
+
+async function readManifest(
+  store: EventStore,
+  report: ContextReport,
+): Promise<Record<string, unknown>> {
+  const bundle = report.compiled.bundle;
+  if (!bundle) {
+    throw new NotFoundError(
+      `the context of ${report.step} has no stored manifest`,
+      "Steps logged before bundles were recorded have none; leave out --show",
+    );
+  }
+  if (!(await store.artifacts.has(bundle.hash))) {
+    throw new NotFoundError(
+      `the manifest of ${report.step} (artifact ${bundle.hash}) is not in the store`,
+      "The artifact store was pruned or copied without it; leave out --show",
+    );
+  }
+  const bytes = await store.artifacts.get(bundle.hash);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  const manifest = manifestSchema.safeParse(parsed);
+  if (!manifest.success) {
+    throw new NotFoundError(
+      `the artifact ${bundle.hash} of ${report.step} is not a bundle manifest (JSON object)`,
+      `Inspect it with \`spool log show ${report.continuity} --type context.compiled --json\``,
+    );
+  }
+  return manifest.data;
+}
+
+const PARTS = ["system", "pinned", "summaries", "feeds", "messages"] as const;
+
+function reportLines(ctx: CommandContext, report: ContextReport): string[] {
+  const { style } = ctx;
+  const data = report.compiled;
+  const lines: string[] = [];
+  const model = report.model === null ? "" : ` · ${oneLine(report.model)}`;
+  lines.push(
+    `${style.bold(`Step ${oneLine(report.step)}`)}${model} · seq ${report.seq} · ${formatTime(report.ts)}`,
+  );
+  const over = data.over_budget ? ` ${style.red("over budget")}` : "";
+  lines.push(
+    `Tokens: ${count(data.tokens)} of ${count(data.budget)} (${percent(data.tokens, data.budget)})${over} · ${oneLine(data.strategy)}`,
+  );
+  if (data.parts) {
+    const parts = data.parts;
+    const width = Math.max(...PARTS.map((part) => count(parts[part]).length));
+    for (const part of PARTS) {
+      const value = count(parts[part]);
+      lines.push(
+        `  ${part.padEnd(10)} ${value.padStart(width)}  ${style.dim(percent(parts[part], data.budget))}`,
+      );
+    }
+  }
+  lines.push(`Messages: ${count(data.messages)} sent, ${count(data.omitted)} omitted`);
+  if (data.ranges && data.ranges.length > 0) {
+    const ranges = data.ranges.map(
+      (range) => `${oneLine(range.thread)} #${range.from_seq}–#${range.to_seq}`,
+    );
+    lines.push(`Ranges: ${ranges.join(", ")}`);
+  }
+  if (report.summaries.length > 0) {
+    lines.push("Summaries:");
+    for (const summary of report.summaries) {
+      const tokens = summary.tokens === null ? "? tokens" : `${count(summary.tokens)} tokens`;
+      const covers = summary.covers
+        ? `, covers ${oneLine(summary.covers.thread)} #${summary.covers.from_seq}–#${summary.covers.to_seq}`
+        : "";
+      lines.push(`  ${oneLine(summary.id)}  ${tokens}${covers}`);
+    }
+  }
+  if (report.pinned.length > 0) {
+    lines.push("Pinned:");
+    for (const pin of report.pinned) {
+      const head = `  ${oneLine(pin.id)}  ${(pin.kind ?? "?").padEnd(4)}  `;
+      const text = pin.text === null ? style.dim("(not in this log)") : oneLine(pin.text);
+      lines.push(`${head}${truncate(text, Math.max(20, ctx.width - head.length))}`);
+    }
+  }
+  if (data.bundle) {
+    lines.push(
+      style.dim(
+        `Bundle: ${data.bundle.hash} (${count(data.bundle.size)} bytes)${report.manifest ? "" : "; --show prints it"}`,
+      ),
+    );
+  }
+  return lines;
+}
+
+function count(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+function percent(value: number, of: number): string {
+  return of > 0 ? `${Math.round((value / of) * 100)}%` : "-";
+}

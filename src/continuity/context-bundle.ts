@@ -1,0 +1,129 @@
+import type { ProviderMessage, ProviderRequest, ToolSpec } from "../providers/provider.js";
+
+/** One message of a thread's context, with the log position it came from. */
+export interface ContextMessage {
+  message: ProviderMessage;
+  /** The seq of the event that completed it (a turn, a model message, a loop decision). */
+  seq: number;
+  /** True for a user turn: kept verbatim or not at all, and the newest one always. */
+  turn: boolean;
+  /** The thread it was logged in, when carried over from an earlier thread of the lineage. */
+  thread?: string;
+}
+
+/** A rule or fact pinned into every context of a continuity (`context.pinned`). */
+export interface PinnedItem {
+  id: string;
+  kind: "rule" | "fact";
+  text: string;
+}
+
+/** One summary of a thread lineage (`summary.completed`), as a continuation carries it. */
+export interface SummaryItem {
+  id: string;
+  summarizer: string;
+  text: string;
+  tokens: number;
+  covers: SeqRange;
+}
+
+/** Events `from_seq`..`to_seq` of one thread. */
+export interface SeqRange {
+  thread: string;
+  from_seq: number;
+  to_seq: number;
+}
+
+/**
+ * What the compiler reads of a thread: its messages (carried and its own, oldest first), the
+ * summary chain of its lineage (oldest first), and the continuity's pinned items. Built
+ * incrementally by a fold over the log, so reading it costs nothing per step.
+ */
+export interface ThreadView {
+  thread: string;
+  messages: readonly ContextMessage[];
+  /** Index in `messages` of the newest user turn, or -1 when the thread has none. */
+  newestTurn: number;
+  summaries: readonly SummaryItem[];
+  pinned: readonly PinnedItem[];
+}
+
+/** The directive's part of every context: its system prompt and the tools offered natively. */
+export interface DirectiveContext {
+  name: string;
+  system: string;
+  tools?: readonly ToolSpec[];
+}
+
+/** How a context is compiled for one model. */
+export interface ContextPolicy {
+  model: string;
+  /** Input tokens the request may use: the model's window minus the output it reserves. */
+  budget: number;
+  /** Sent as the request's output limit. */
+  maxOutputTokens?: number;
+  /**
+   * Tokens the summary chain may take beyond its newest summary (always included): older links
+   * come in, newest first, while they fit. Default: the newest summary only.
+   */
+  summaryTokens?: number;
+  /** Rendered context feeds (current state of sources), included whole when they fit. */
+  feeds?: string;
+  /** Tokens the feeds may take at most. Default a quarter of the budget. */
+  feedsTokens?: number;
+}
+
+/** Tokens of each part of a bundle (estimates, calibrated against the provider's counts). */
+export interface BundleParts {
+  system: number;
+  pinned: number;
+  summaries: number;
+  feeds: number;
+  messages: number;
+}
+
+/** A compiled context: the request a model call gets, and the record of what went into it. */
+export interface ContextBundle {
+  request: ProviderRequest;
+  parts: BundleParts;
+  /** Estimated input tokens of the whole request, and the budget it had to fit in. */
+  tokens: number;
+  budget: number;
+  /** Messages of the thread sent, and how many older ones were left out. */
+  messages: number;
+  omitted: number;
+  /** The raw event ranges the included messages came from. */
+  ranges: SeqRange[];
+  /** Summary ids (oldest first) and pinned ids included. */
+  summaries: string[];
+  pinned: string[];
+  /** sha256 of the feeds text, when the feeds were included. */
+  feeds?: string;
+  /** The newest user turn could not fit with the mandatory parts: the request is over budget. */
+  overBudget: boolean;
+  /** sha256 of the request's canonical JSON. */
+  digest: string;
+}
+
+/** The heading of the message that carries a lineage's summaries into a continuation. */
+export const HANDOFF_HEADING = "## Thread Handoff Context";
+
+/** The message a continuation's seed ends with when the run goes on after the handoff. */
+export const CONTINUE_TEXT =
+  "Continue the work from where the previous thread left off: the handoff context above and the messages since are all you have. Do not redo completed work.";
+
+/** The request parts a bundle's messages start with: the summary chain as one user message. */
+export function summaryMessage(summaries: readonly SummaryItem[]): ProviderMessage | undefined {
+  if (summaries.length === 0) return undefined;
+  const body = summaries
+    .map((summary, index) =>
+      summaries.length === 1
+        ? summary.text.trim()
+        : `### Summary ${index + 1} of ${summaries.length} (${summary.id})\n\n${summary.text.trim()}`,
+    )
+    .join("\n\n");
+  return {
+    role: "user",
+    content: `${HANDOFF_HEADING}\n\nThis conversation continues earlier work that was summarized to fit the context window. Details left out can be read back with the internal action \`recall\` {"summary": "${summaries.at(-1)!.id}"} (the summary's id; "offset" pages on).\n\n${body}`,
+  };
+}

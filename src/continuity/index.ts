@@ -1,0 +1,75 @@
+/**
+ * The continuity module: what a thread's model call is given and how a thread's work outlives its
+ * context window. `compileContext` builds each request from a `ThreadView` (system prompt with the
+ * pinned rules and facts, the lineage's summary chain, context feeds, the newest whole messages)
+ * inside a token budget; `recordBundle` stores what went into it; `createSummaryWorker` makes
+ * summaries in the background and `handOff` seeds a continuation thread with the summary chain
+ * and the trailing messages (`selectTrailing`). The compiler and the selections are pure; only
+ * the worker, the handoff and the bundle record touch a store.
+ */
+
+export {
+  type BundleManifest,
+  type CompiledData,
+  compiledData,
+  recordBundle,
+} from "./bundle-record.js";
+export {
+  type BundleParts,
+  CONTINUE_TEXT,
+  type ContextBundle,
+  type ContextMessage,
+  type ContextPolicy,
+  type DirectiveContext,
+  HANDOFF_HEADING,
+  type PinnedItem,
+  type SeqRange,
+  type SummaryItem,
+  summaryMessage,
+  type ThreadView,
+} from "./context-bundle.js";
+export {
+  compileContext,
+  mergeUserMessages,
+  requestDigest,
+  systemPrompt,
+  unitEnd,
+  unitStart,
+} from "./context-compiler.js";
+export {
+  continuationId,
+  type HandoffInput,
+  type HandoffResult,
+  handOff,
+  MAX_CHAIN,
+} from "./handoff.js";
+export {
+  messageToSeed,
+  type SeedMessageData,
+  type SummaryLinkData,
+  seedToMessage,
+  summaryFromData,
+} from "./seed-messages.js";
+export {
+  type SelectSummarizerOptions,
+  type SummarizerChoice,
+  type SummarizerSource,
+  selectSummarizer,
+} from "./summarizer-selection.js";
+export {
+  createSummaryWorker,
+  type SummarizeCall,
+  type SummaryJob,
+  type SummaryMode,
+  type SummaryOutcome,
+  type SummaryWorker,
+  type SummaryWorkerOptions,
+  textDigest,
+} from "./summary-worker.js";
+export { selectTrailing, type TrailingSelection } from "./trailing.js";
+export {
+  type RenderTranscriptOptions,
+  renderSummarizerInputs,
+  renderTranscript,
+  type SummarizerInputs,
+} from "./transcript-content.js";

@@ -1,0 +1,367 @@
+import { createHash } from "node:crypto";
+import type { EventStore } from "../log/index.js";
+import type { ProviderMessage } from "../providers/provider.js";
+import { describeError, type EventData, type SpoolEvent } from "../spec/index.js";
+import type { ContextMessage, SeqRange, SummaryItem } from "./context-bundle.js";
+import {
+  renderSummarizerInputs,
+  renderTranscript,
+  type SummarizerInputs,
+} from "./transcript-content.js";
+
+/** Why a summary is being made. */
+export type SummaryMode = EventData<"summary.started">["mode"];
+
+/** One run of a summarizer directive, as the runtime executes it (a child thread). */
+export interface SummarizeCall {
+  /** The worker stream and the summarizer thread's id. */
+  id: string;
+  /** The thread summarized. */
+  thread: string;
+  summarizer: string;
+  inputs: SummarizerInputs;
+  signal: AbortSignal;
+}
+
+/** What a summary job needs to know about the thread. */
+export interface SummaryJob {
+  thread: string;
+  /** The directive the thread runs (the summarizer's `directive_name`). */
+  directive: string;
+  summarizer: string;
+  maxSummaryTokens: number;
+  /** The thread's messages, oldest first, and the summary chain it was seeded with. */
+  messages: readonly ContextMessage[];
+  chain: readonly SummaryItem[];
+}
+
+/** A summary made, or why there is none. */
+export type SummaryOutcome =
+  | { ok: true; summary: SummaryItem }
+  | {
+      ok: false;
+      reason: EventData<"summary.failed">["reason"];
+      error: { code: string; message: string };
+    };
+
+/** Options of `createSummaryWorker`. */
+export interface SummaryWorkerOptions {
+  store: EventStore;
+  continuity: string;
+  /** Runs the summarizer; resolves with its final response. */
+  summarize: (call: SummarizeCall) => Promise<string>;
+  /** Tokens of a text, as the thread's model counts them. */
+  countTokens: (text: string) => number;
+  /** Milliseconds one summarizer run may take (default 120 000). */
+  timeoutMs?: number;
+  /**
+   * Characters of transcript a summarizer reads at most (default 400 000): what fits its model's
+   * window beside its instructions; the newest messages are kept.
+   */
+  maxTranscriptChars?: number | ((summarizer: string) => number);
+}
+
+/**
+ * The background worker that makes a thread's summaries: a pre-computed one from the
+ * pre-compute pressure (`default_compaction`), brought up to date or made at the handoff. Every
+ * job is a stream of its own (`summary.started`, then `summary.completed` or `summary.failed`)
+ * and a failure never throws into the foreground run: it is an outcome.
+ *
+ * Contract: at most one job per thread runs at a time (a handoff awaits the one in flight);
+ * job ids are `<thread>@summary<n>` with `n` counted per thread, so a replay of the same run
+ * makes the same ids; `observe` rebuilds what a crashed process had done from the log.
+ */
+export interface SummaryWorker {
+  /** Starts a pre-compute job for the thread unless one ran or is running. Never throws. */
+  precompute(job: SummaryJob): void;
+  /**
+   * The summary a handoff uses: waits for a job in flight, then brings the newest summary of the
+   * thread up to date (an `update` job over the messages after it) or makes one (`handoff`)
+   * when there is none. Never throws.
+   */
+  summaryFor(job: SummaryJob, options?: { upTo?: number }): Promise<SummaryOutcome>;
+  /** The newest completed summary of a thread. */
+  latest(thread: string): SummaryItem | undefined;
+  /** Applies a logged worker event (cold start: what the log already holds). */
+  observe(event: SpoolEvent): void;
+  /** Resolves once no job is running. */
+  idle(): Promise<void>;
+  /** Cancels every job in flight. */
+  cancel(reason: string): void;
+}
+
+interface ThreadJobs {
+  count: number;
+  latest?: SummaryItem;
+  running?: Promise<SummaryOutcome>;
+  precomputed: boolean;
+}
+
+/** Creates a summary worker over a store (see `SummaryWorker`). */
+export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorker {
+  const { store, continuity } = options;
+  const threads = new Map<string, ThreadJobs>();
+  const controllers = new Set<AbortController>();
+  const jobsOf = (thread: string) => {
+    let found = threads.get(thread);
+    if (!found) {
+      found = { count: 0, precomputed: false };
+      threads.set(thread, found);
+    }
+    return found;
+  };
+
+  const run = async (
+    job: SummaryJob,
+    mode: SummaryMode,
+    previous: SummaryItem | undefined,
+  ): Promise<SummaryOutcome> => {
+    const jobs = jobsOf(job.thread);
+    jobs.count += 1;
+    const id = `${job.thread}@summary${jobs.count}`;
+    const stream = { kind: "worker" as const, id };
+    const after = previous ? previous.covers.to_seq : 0;
+    const messages = job.messages.filter(
+      (entry) => entry.seq > after && entry.thread === undefined,
+    );
+    const last = job.messages.at(-1)?.seq ?? after;
+    const first = messages[0]?.seq ?? job.messages[0]?.seq ?? after;
+    const covers: SeqRange = {
+      thread: job.thread,
+      from_seq: previous ? previous.covers.from_seq : first,
+      to_seq: Math.max(last, after),
+    };
+    const carried = job.messages.filter((entry) => entry.thread !== undefined);
+    const transcript = transcriptOf(
+      previous ?? job.chain.at(-1),
+      previous ? messages : [...carried, ...messages],
+      typeof options.maxTranscriptChars === "function"
+        ? options.maxTranscriptChars(job.summarizer)
+        : (options.maxTranscriptChars ?? 400_000),
+    );
+    await store.append({
+      continuity,
+      stream,
+      type: "summary.started",
+      data: {
+        thread: job.thread,
+        summarizer: job.summarizer,
+        mode,
+        covers,
+        attempt: jobs.count,
+        ...(previous ? { previous: previous.id } : {}),
+      },
+    });
+    const controller = new AbortController();
+    controllers.add(controller);
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timer = setTimeout(() => controller.abort(new TimeoutMarker(timeoutMs)), timeoutMs);
+    let outcome: SummaryOutcome;
+    try {
+      const text = (
+        await options.summarize({
+          id,
+          thread: job.thread,
+          summarizer: job.summarizer,
+          inputs: renderSummarizerInputs({
+            transcript,
+            directiveName: job.directive,
+            maxSummaryTokens: job.maxSummaryTokens,
+          }),
+          signal: controller.signal,
+        })
+      ).trim();
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (text === "") {
+        outcome = {
+          ok: false,
+          reason: "empty",
+          error: {
+            code: "summary.empty",
+            message: `${job.summarizer} answered with an empty summary`,
+          },
+        };
+      } else {
+        const { text: bounded, truncated } = bound(text, job.maxSummaryTokens, options.countTokens);
+        const bytes = Buffer.from(bounded, "utf8");
+        const artifact = await store.artifacts.put(bytes, { mediaType: "text/markdown" });
+        const summary: SummaryItem = {
+          id,
+          summarizer: job.summarizer,
+          text: bounded,
+          tokens: options.countTokens(bounded),
+          covers,
+        };
+        await store.append({
+          continuity,
+          stream,
+          type: "summary.completed",
+          data: {
+            id,
+            thread: job.thread,
+            summarizer: job.summarizer,
+            mode,
+            covers,
+            text: bounded,
+            tokens: summary.tokens,
+            artifact: { hash: artifact.hash, size: artifact.size, media_type: "text/markdown" },
+            ...(truncated ? { truncated: true } : {}),
+            ...(previous ? { previous: previous.id } : {}),
+          },
+        });
+        jobs.latest = summary;
+        return { ok: true, summary };
+      }
+    } catch (error) {
+      const reason = controller.signal.aborted
+        ? controller.signal.reason instanceof TimeoutMarker
+          ? "timeout"
+          : "cancelled"
+        : "error";
+      outcome = {
+        ok: false,
+        reason,
+        error: {
+          code:
+            reason === "timeout"
+              ? "summary.timeout"
+              : reason === "cancelled"
+                ? "summary.cancelled"
+                : errorCode(error),
+          message:
+            reason === "timeout"
+              ? `${job.summarizer} did not finish in ${timeoutMs} ms`
+              : describeError(reason === "cancelled" ? controller.signal.reason : error),
+        },
+      };
+    } finally {
+      clearTimeout(timer);
+      controllers.delete(controller);
+    }
+    await store.append({
+      continuity,
+      stream,
+      type: "summary.failed",
+      data: {
+        thread: job.thread,
+        summarizer: job.summarizer,
+        mode,
+        attempt: jobs.count,
+        reason: outcome.reason,
+        error: outcome.error,
+      },
+    });
+    return outcome;
+  };
+
+  const track = (jobs: ThreadJobs, promise: Promise<SummaryOutcome>) => {
+    const settled = promise.catch(
+      (error): SummaryOutcome => ({
+        ok: false,
+        reason: "error",
+        error: { code: "summary.error", message: describeError(error) },
+      }),
+    );
+    jobs.running = settled;
+    void settled.then(() => {
+      if (jobs.running === settled) jobs.running = undefined;
+    });
+    return settled;
+  };
+
+  return {
+    precompute(job) {
+      const jobs = jobsOf(job.thread);
+      if (jobs.running || jobs.precomputed) return;
+      jobs.precomputed = true;
+      void track(jobs, run(job, "precompute", undefined));
+    },
+    async summaryFor(job, options = {}) {
+      const { upTo } = options;
+      const jobs = jobsOf(job.thread);
+      if (jobs.running !== undefined) await jobs.running;
+      const latest = jobs.latest;
+      const newest = job.messages.filter((entry) => entry.thread === undefined).at(-1)?.seq ?? 0;
+      const needed = upTo ?? newest;
+      if (latest && latest.covers.to_seq >= needed) return { ok: true, summary: latest };
+      return track(jobs, run(job, latest ? "update" : "handoff", latest));
+    },
+    latest: (thread) => threads.get(thread)?.latest,
+    observe(event) {
+      if (event.stream.kind !== "worker") return;
+      if (event.type === "summary.started") {
+        const data = event.data as EventData<"summary.started">;
+        const jobs = jobsOf(data.thread);
+        jobs.count = Math.max(jobs.count, data.attempt);
+        if (data.mode === "precompute") jobs.precomputed = true;
+      } else if (event.type === "summary.completed") {
+        const data = event.data as EventData<"summary.completed">;
+        jobsOf(data.thread).latest = {
+          id: data.id,
+          summarizer: data.summarizer,
+          text: data.text,
+          tokens: data.tokens,
+          covers: data.covers,
+        };
+      }
+    },
+    async idle() {
+      while (true) {
+        const running = [...threads.values()].map((jobs) => jobs.running).filter(Boolean);
+        if (running.length === 0) return;
+        await Promise.all(running);
+      }
+    },
+    cancel(reason) {
+      for (const controller of controllers) controller.abort(reason);
+    },
+  };
+}
+
+class TimeoutMarker {
+  constructor(readonly ms: number) {}
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && code !== "" ? code : "summary.error";
+}
+
+/** The transcript a summarizer reads: the summary it builds on, then the messages after it. */
+function transcriptOf(
+  previous: SummaryItem | undefined,
+  messages: readonly ContextMessage[],
+  maxChars: number,
+): string {
+  const body = renderTranscript(
+    messages.map((entry) => entry.message as ProviderMessage),
+    { maxChars: Math.max(1000, maxChars - (previous?.text.length ?? 0)) },
+  );
+  return previous
+    ? `## Summary of the work before this transcript\n\n${previous.text.trim()}\n\n## Transcript since then\n\n${body}`
+    : body;
+}
+
+/** Cuts a summary to its token budget (at a line end when it can), saying it was cut. */
+function bound(
+  text: string,
+  maxTokens: number,
+  count: (text: string) => number,
+): { text: string; truncated: boolean } {
+  if (count(text) <= maxTokens) return { text, truncated: false };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (count(text.slice(0, mid)) <= maxTokens - 8) low = mid;
+    else high = mid - 1;
+  }
+  const cut = text.lastIndexOf("\n", low);
+  const kept = text.slice(0, cut > low / 2 ? cut : low).trimEnd();
+  return { text: `${kept}\n\n[summary cut to ${maxTokens} tokens]`, truncated: true };
+}
+
+/** sha256 of a text (ids of content that has no log position). */
+export function textDigest(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}

@@ -1,0 +1,244 @@
+import { z } from "zod";
+import { artifactRef, defineEvent, identifier } from "./define-event.js";
+import { contentBlockData } from "./message-events.js";
+
+const seq = z.number().int().nonnegative();
+const error = z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(20_000) });
+const summarizer = z.string().min(1).max(200);
+
+/** A contiguous range of a thread's events (by seq) that a summary or a bundle covers. */
+export const seqRange = z.strictObject({ thread: identifier, from_seq: seq, to_seq: seq });
+
+/** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
+export const seedMessage = z.discriminatedUnion("role", [
+  z.strictObject({
+    role: z.literal("user"),
+    content: z.union([
+      z.string().max(10_000_000),
+      z.array(
+        z.discriminatedUnion("type", [
+          z.strictObject({ type: z.literal("text"), text: z.string().max(10_000_000) }),
+          z.strictObject({
+            type: z.literal("image"),
+            media_type: z.string().min(1).max(100),
+            data: z.string(),
+          }),
+        ]),
+      ),
+    ]),
+    /** The event the message came from in the thread it was carried from. */
+    seq,
+    turn: z.boolean(),
+  }),
+  z.strictObject({
+    role: z.literal("assistant"),
+    content: z.union([z.string().max(10_000_000), z.array(contentBlockData)]),
+    seq,
+  }),
+  z.strictObject({
+    role: z.literal("tool"),
+    results: z.array(
+      z.strictObject({
+        tool_call_id: z.string().min(1).max(500),
+        name: z.string().max(500).optional(),
+        output: z.string().max(10_000_000),
+        is_error: z.boolean().optional(),
+      }),
+    ),
+    seq,
+  }),
+]);
+
+/** One summary of a thread lineage's chain, as a bundle and a seed carry it. */
+export const summaryLink = z.strictObject({
+  id: identifier,
+  summarizer,
+  text: z.string().max(1_000_000),
+  tokens: z.number().int().nonnegative(),
+  covers: seqRange,
+});
+
+/**
+ * The continuity module's record: what each model call's context was compiled from, what was
+ * pinned, every hook firing, every summary a worker produced, and each phase of a handoff.
+ */
+export const contextEvents = {
+  "context.pinned": defineEvent({
+    description:
+      "A rule or fact was pinned: every later context of the continuity carries it, after every handoff.",
+    criticality: "critical",
+    streams: ["continuity", "thread"],
+    schema: z.strictObject({
+      id: identifier,
+      kind: z.enum(["rule", "fact"]),
+      text: z.string().min(1).max(4000),
+      /** Who pinned it: `user`, or the thread whose model did. */
+      by: z.string().min(1).max(200),
+    }),
+  }),
+  "context.unpinned": defineEvent({
+    description: "A pinned rule or fact was removed; later contexts leave it out.",
+    criticality: "critical",
+    streams: ["continuity", "thread"],
+    schema: z.strictObject({ id: identifier, by: z.string().min(1).max(200) }),
+  }),
+  "hook.fired": defineEvent({
+    description: "A hook's condition held for a hook event, and its action was started.",
+    criticality: "critical",
+    streams: ["thread", "worker"],
+    schema: z.strictObject({
+      hook: identifier,
+      event: z.string().min(1).max(100),
+      layer: z.number().int().min(1).max(2),
+      item_type: z.enum(["directive", "tool"]),
+      item_id: z.string().min(1).max(200),
+      params: z.record(z.string(), z.unknown()),
+    }),
+  }),
+  "hook.completed": defineEvent({
+    description: "A hook's action ended: what it decided or produced.",
+    criticality: "critical",
+    streams: ["thread", "worker"],
+    schema: z.strictObject({
+      hook: identifier,
+      event: z.string().min(1).max(100),
+      outcome: z.string().min(1).max(200),
+      detail: z.string().max(20_000).optional(),
+    }),
+  }),
+  "hook.failed": defineEvent({
+    description: "A hook's action failed; the run goes on as if the hook had not fired.",
+    criticality: "critical",
+    streams: ["thread", "worker"],
+    schema: z.strictObject({
+      hook: identifier,
+      event: z.string().min(1).max(100),
+      error,
+    }),
+  }),
+  "summary.started": defineEvent({
+    description:
+      "A summarizer began on a thread: in the background from the pre-compute pressure, or at a handoff.",
+    criticality: "critical",
+    streams: ["worker"],
+    schema: z.strictObject({
+      thread: identifier,
+      summarizer,
+      mode: z.enum(["precompute", "handoff", "update"]),
+      covers: seqRange,
+      attempt: z.number().int().min(1),
+      /** The summary this one brings up to date (`update`). */
+      previous: identifier.optional(),
+    }),
+  }),
+  "summary.completed": defineEvent({
+    description:
+      "A summarizer produced a thread's summary: its text, size and the event range it covers.",
+    criticality: "critical",
+    streams: ["worker"],
+    schema: z.strictObject({
+      id: identifier,
+      thread: identifier,
+      summarizer,
+      mode: z.enum(["precompute", "handoff", "update"]),
+      covers: seqRange,
+      text: z.string().min(1).max(1_000_000),
+      tokens: z.number().int().nonnegative(),
+      artifact: artifactRef,
+      /** True when the text was cut to the summarizer's token budget. */
+      truncated: z.boolean().optional(),
+      previous: identifier.optional(),
+    }),
+  }),
+  "summary.failed": defineEvent({
+    description:
+      "A summarizer failed (an error, a timeout or an empty summary); nothing it did is used.",
+    criticality: "critical",
+    streams: ["worker"],
+    schema: z.strictObject({
+      thread: identifier,
+      summarizer,
+      mode: z.enum(["precompute", "handoff", "update"]),
+      attempt: z.number().int().min(1),
+      reason: z.enum(["error", "timeout", "empty", "cancelled"]),
+      error,
+    }),
+  }),
+  "handoff.started": defineEvent({
+    description:
+      "A thread reached the handoff pressure and began handing its work to a continuation thread.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      continuation: identifier,
+      reason: z.string().min(1).max(2000),
+      tokens_used: z.number().int().nonnegative(),
+      max_tokens: z.number().int().positive(),
+      pressure_ratio: z.number().nonnegative(),
+      summarizer,
+      attempt: z.number().int().min(1),
+    }),
+  }),
+  "handoff.deferred": defineEvent({
+    description:
+      "A handoff could not get a summary; the thread still fits, so it goes on and the handoff is retried later.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      continuation: identifier,
+      attempt: z.number().int().min(1),
+      /** The thread step at or after which the handoff is tried again. */
+      retry_at_step: z.number().int().nonnegative(),
+      reason: z.string().min(1).max(2000),
+    }),
+  }),
+  "handoff.seeded": defineEvent({
+    description:
+      "A continuation thread's starting context: the lineage's summary chain and the trailing messages carried over.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      from: identifier,
+      mode: z.enum(["summary", "trailing-only"]),
+      summaries: z.array(summaryLink).max(1000),
+      trailing: z.array(seedMessage).max(100_000),
+      /** The run goes on after the handoff: the seed ends with an instruction to continue. */
+      resume: z.boolean(),
+      tokens: z.strictObject({
+        summary: z.number().int().nonnegative(),
+        trailing: z.number().int().nonnegative(),
+      }),
+    }),
+  }),
+};
+
+/** `context.compiled` of the continuity compiler: which parts a model call's context holds. */
+export const compiledContextData = z.strictObject({
+  strategy: z.string().min(1).max(100),
+  /** Messages of the thread sent, and how many older ones were left out to fit. */
+  messages: z.number().int().nonnegative(),
+  omitted: z.number().int().nonnegative(),
+  /** The estimated input tokens, and the budget they had to fit in. */
+  tokens: z.number().int().nonnegative(),
+  budget: z.number().int().nonnegative(),
+  /** sha256 of the request's canonical JSON: replay re-compiles and compares. */
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Tokens per part of the bundle. */
+  parts: z
+    .strictObject({
+      system: z.number().int().nonnegative(),
+      pinned: z.number().int().nonnegative(),
+      summaries: z.number().int().nonnegative(),
+      feeds: z.number().int().nonnegative(),
+      messages: z.number().int().nonnegative(),
+    })
+    .optional(),
+  /** The raw event ranges the messages came from, and the summaries and pins included. */
+  ranges: z.array(seqRange).max(1000).optional(),
+  summaries: z.array(identifier).max(1000).optional(),
+  pinned: z.array(identifier).max(10_000).optional(),
+  /** The bundle's manifest, stored as an artifact. */
+  bundle: artifactRef.optional(),
+  /** The newest user turn could not fit with everything else: the request is over budget. */
+  over_budget: z.boolean().optional(),
+});
