@@ -37,16 +37,37 @@ export async function recordBundle(
   bundle: ContextBundle,
   known: Set<string> = new Set(),
 ): Promise<CompiledData> {
-  const put = async (text: string, mediaType: string) => {
+  const prepared = prepareBundle(artifacts, bundle, known);
+  await prepared.stored;
+  return prepared.data;
+}
+
+/**
+ * `recordBundle` in two halves: the `context.compiled` data at once (the hashes are computed
+ * here), and the artifact writes started, to await beside the event's append (the two syncs
+ * overlap instead of adding up).
+ */
+export function prepareBundle(
+  artifacts: ArtifactStore,
+  bundle: ContextBundle,
+  known: Set<string> = new Set(),
+): { data: CompiledData; stored: Promise<void> } {
+  const writes: Promise<unknown>[] = [];
+  const put = (text: string, mediaType: string) => {
     const bytes = Buffer.from(text, "utf8");
     const hash = createHash("sha256").update(bytes).digest("hex");
     if (!known.has(hash)) {
-      await artifacts.put(bytes, { mediaType });
       known.add(hash);
+      writes.push(
+        artifacts.put(bytes, { mediaType }).catch((error: unknown) => {
+          known.delete(hash);
+          throw error;
+        }),
+      );
     }
     return { hash, size: bytes.length };
   };
-  const system = await put(bundle.request.system ?? "", "text/markdown");
+  const system = put(bundle.request.system ?? "", "text/markdown");
   const manifest: BundleManifest = {
     version: 1,
     model: bundle.request.model,
@@ -63,13 +84,19 @@ export async function recordBundle(
     budget: bundle.budget,
     digest: bundle.digest,
   };
-  const stored = await put(canonicalJson(manifest), "application/vnd.spool.bundle+json");
-  return compiledData(bundle, {
-    hash: stored.hash,
-    size: stored.size,
-    media_type: "application/vnd.spool.bundle+json",
-  });
+  const stored = put(canonicalJson(manifest), BUNDLE_MEDIA_TYPE);
+  return {
+    data: compiledData(bundle, {
+      hash: stored.hash,
+      size: stored.size,
+      media_type: BUNDLE_MEDIA_TYPE,
+    }),
+    stored: Promise.all(writes).then(() => undefined),
+  };
 }
+
+/** The media type of a stored bundle manifest. */
+export const BUNDLE_MEDIA_TYPE = "application/vnd.spool.bundle+json";
 
 /** The `context.compiled` data of a bundle (with its stored manifest, when there is one). */
 export function compiledData(

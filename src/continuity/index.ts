@@ -9,9 +9,11 @@
  */
 
 export {
+  BUNDLE_MEDIA_TYPE,
   type BundleManifest,
   type CompiledData,
   compiledData,
+  prepareBundle,
   recordBundle,
 } from "./bundle-record.js";
 export {

@@ -1,5 +1,5 @@
 import { createVariableStore } from "../actions/index.js";
-import { recordBundle } from "../continuity/bundle-record.js";
+import { prepareBundle } from "../continuity/bundle-record.js";
 import type { ContextBundle } from "../continuity/context-bundle.js";
 import { compileContext } from "../continuity/context-compiler.js";
 import type { EventStore } from "../log/index.js";
@@ -279,12 +279,16 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       }
     }
     const step = `${thread}:${index}`;
-    await store.append({
-      continuity,
-      stream: { kind: "step", id: step },
-      type: "context.compiled",
-      data: await recordBundle(store.artifacts, bundle, known),
-    });
+    const record = prepareBundle(store.artifacts, bundle, known);
+    await Promise.all([
+      record.stored,
+      store.append({
+        continuity,
+        stream: { kind: "step", id: step },
+        type: "context.compiled",
+        data: record.data,
+      }),
+    ]);
     notify(observer, {
       type: "step-started",
       step,
