@@ -1,49 +1,22 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { selectSummarizer } from "../src/continuity/summarizer-selection.js";
 import {
   CONTINUATION_DEFAULTS,
-  createItemSpace,
   findBuiltinDir,
-  type ItemSpace,
   mergeCoordinationLayers,
   parseCoordinationLayer,
 } from "../src/directives/index.js";
 import { ConfigError } from "../src/spec/index.js";
 import { runSpool } from "./support/cli.js";
+import { useTempItemSpace, write } from "./support/item-spaces.js";
 
-let root: string;
-let workspace: string;
-let home: string;
-let builtin: string;
+const temp = useTempItemSpace("spool-coordination-");
 
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "spool-coordination-"));
-  workspace = join(root, "work");
-  home = join(root, "home");
-  builtin = join(root, "builtin");
-  for (const dir of [workspace, home, builtin]) mkdirSync(dir, { recursive: true });
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-function write(path: string, text: string): string {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
-
-const project = (...parts: string[]) => join(workspace, ".ai", ...parts);
-const user = (...parts: string[]) => join(home, ".ai", ...parts);
-const built = (...parts: string[]) => join(builtin, ...parts);
-
-function space(builtinDir = builtin): ItemSpace {
-  return createItemSpace({ workspace, home, builtinDir, trustedKeys: new Map(), env: {} });
-}
+const project = (...parts: string[]) => join(temp.workspace, ".ai", ...parts);
+const user = (...parts: string[]) => join(temp.home, ".ai", ...parts);
+const built = (...parts: string[]) => join(temp.builtin, ...parts);
 
 /** The `ConfigError` `load` throws (fails the test when it does not throw). */
 function configError(load: () => unknown): ConfigError {
@@ -91,7 +64,7 @@ describe("coordination.yaml: three tiers", () => {
       browser_summarizer: { summary_max_tokens: 5000 }
 `,
     );
-    const coordination = space().coordination();
+    const coordination = temp.space().coordination();
     expect(coordination.continuation).toEqual({
       triggerThreshold: 0.85,
       precomputeThreshold: 0.7,
@@ -116,9 +89,12 @@ describe("coordination.yaml: three tiers", () => {
   });
 
   it("has the defaults with no file at all, and the built-in file states exactly them", () => {
-    expect(space().coordination()).toEqual({ continuation: CONTINUATION_DEFAULTS, sources: [] });
+    expect(temp.space().coordination()).toEqual({
+      continuation: CONTINUATION_DEFAULTS,
+      sources: [],
+    });
     expect(mergeCoordinationLayers([]).continuation).toEqual(CONTINUATION_DEFAULTS);
-    const shipped = space(findBuiltinDir()).coordination();
+    const shipped = temp.space(findBuiltinDir()).coordination();
     expect(shipped.continuation).toEqual(CONTINUATION_DEFAULTS);
     expect(shipped.sources.map((source) => source.tier)).toEqual(["builtin"]);
     expect(parseCoordinationLayer("", "empty.yaml")).toEqual({});
@@ -127,7 +103,7 @@ describe("coordination.yaml: three tiers", () => {
   it("lists coordination.yaml as its own kind, merged rather than shadowed", async () => {
     write(built("coordination.yaml"), "coordination: { continuation: {} }\n");
     write(project("coordination.yaml"), "coordination:\n  continuation: { summary_model: high }\n");
-    expect(space().list({ kind: "coordination" })).toEqual([
+    expect(temp.space().list({ kind: "coordination" })).toEqual([
       expect.objectContaining({
         kind: "coordination",
         name: "coordination",
@@ -139,11 +115,11 @@ describe("coordination.yaml: three tiers", () => {
       }),
       expect.objectContaining({ kind: "coordination", tier: "builtin", active: true }),
     ]);
-    expect(space().locate("coordination", "coordination")?.tier).toBe("project");
+    expect(temp.space().locate("coordination", "coordination")?.tier).toBe("project");
 
     const listed = await runSpool(["items", "--kind", "coordination"], {
-      cwd: workspace,
-      env: { HOME: home },
+      cwd: temp.workspace,
+      env: { HOME: temp.home },
     });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(
@@ -158,8 +134,8 @@ describe("coordination.yaml: three tiers", () => {
       "coordination:\n  continuation: { summary_model: turbo }\n",
     );
     const broken = await runSpool(["items", "--kind", "coordination"], {
-      cwd: workspace,
-      env: { HOME: home },
+      cwd: temp.workspace,
+      env: { HOME: temp.home },
     });
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain(
@@ -170,7 +146,7 @@ describe("coordination.yaml: three tiers", () => {
   it("refuses an unsigned project coordination.yaml under require_signatures", () => {
     write(project("config.yaml"), "policy: { require_signatures: true }\n");
     write(project("coordination.yaml"), "coordination: { continuation: {} }\n");
-    expect(() => space().coordination()).toThrow(/not signed/);
+    expect(() => temp.space().coordination()).toThrow(/not signed/);
   });
 });
 
@@ -190,7 +166,7 @@ describe("coordination.yaml: bad values", () => {
     resume_ceiling: 100
 `,
     );
-    const error = configError(() => space().coordination());
+    const error = configError(() => temp.space().coordination());
     expect(error.code).toBe("config.coordination");
     const file = join(".ai", "coordination.yaml");
     for (const expected of [
@@ -233,21 +209,21 @@ describe("coordination.yaml: bad values", () => {
       project("config.yaml"),
       "policy: { require_signatures: false }\ncoordination:\n  continuation: { trigger_threshold: 0.8 }\n",
     );
-    const error = configError(() => space().config());
+    const error = configError(() => temp.space().config());
     expect(error.code).toBe("config.space");
     expect(error.message).toContain(
       `${join(".ai", "config.yaml")}:3: coordination: coordination moved to its own file`,
     );
     expect(error.message).toContain("in coordination.yaml beside this config.yaml");
     expect(error.message).toContain("same keys");
-    const [listing] = space().list({ kind: "config" });
+    const [listing] = temp.space().list({ kind: "config" });
     expect(listing?.problem).toContain("coordination moved to its own file");
   });
 
   it("the shipped config.yaml no longer has coordination", () => {
     const text = readFileSync(join(findBuiltinDir(), "config.yaml"), "utf8");
     expect(text).not.toMatch(/^coordination:/m);
-    expect(space(findBuiltinDir()).config().models.fast.anthropic).toBe("claude-haiku-4-5");
+    expect(temp.space(findBuiltinDir()).config().models.fast.anthropic).toBe("claude-haiku-4-5");
   });
 });
 
@@ -266,7 +242,7 @@ describe("coordination.yaml: per-summarizer budgets and limits", () => {
       browser_summarizer: { summary_max_tokens: 6000 }
 `,
     );
-    const { continuation } = space().coordination();
+    const { continuation } = temp.space().coordination();
     const exists = () => false;
     expect(selectSummarizer({ directive: { name: "browser" }, continuation, exists })).toEqual({
       name: "browser_summarizer",
@@ -284,7 +260,7 @@ describe("coordination.yaml: per-summarizer budgets and limits", () => {
   });
 
   it("the built-in summarizer loads through the space with its three inputs", () => {
-    const items = space(findBuiltinDir());
+    const items = temp.space(findBuiltinDir());
     const summarizer = items.directive(items.coordination().continuation.summaryDirective);
     expect(summarizer.name).toBe("thread_summary");
     expect(summarizer.inputs.map((input) => input.name)).toEqual([

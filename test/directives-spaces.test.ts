@@ -1,38 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createItemSpace,
-  deepMerge,
-  findBuiltinDir,
-  type ItemSpace,
-  modelFor,
-} from "../src/directives/index.js";
+import { describe, expect, it } from "vitest";
+import { createItemSpace, deepMerge, findBuiltinDir, modelFor } from "../src/directives/index.js";
 import { ConfigError } from "../src/spec/index.js";
+import { useTempItemSpace, write } from "./support/item-spaces.js";
 
-let root: string;
-let workspace: string;
-let home: string;
-let builtin: string;
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "spool-spaces-"));
-  workspace = join(root, "work");
-  home = join(root, "home");
-  builtin = join(root, "builtin");
-  for (const dir of [workspace, home, builtin]) mkdirSync(dir, { recursive: true });
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-function write(path: string, text: string): string {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
+const temp = useTempItemSpace("spool-spaces-");
 
 function directive(name: string, description: string): string {
   return `\`\`\`xml
@@ -45,13 +18,9 @@ Instructions of ${description}.
 `;
 }
 
-const project = (...parts: string[]) => join(workspace, ".ai", ...parts);
-const user = (...parts: string[]) => join(home, ".ai", ...parts);
-const built = (...parts: string[]) => join(builtin, ...parts);
-
-function space(): ItemSpace {
-  return createItemSpace({ workspace, home, builtinDir: builtin, trustedKeys: new Map(), env: {} });
-}
+const project = (...parts: string[]) => join(temp.workspace, ".ai", ...parts);
+const user = (...parts: string[]) => join(temp.home, ".ai", ...parts);
+const built = (...parts: string[]) => join(temp.builtin, ...parts);
 
 describe("three tiers", () => {
   it("resolves the first tier that has the item: project, then user, then built-in", () => {
@@ -67,7 +36,7 @@ describe("three tiers", () => {
     write(built("directives", "base.md"), directive("base", "builtin"));
     write(project("directives", "streams", "browser.md"), directive("browser", "nested"));
 
-    const items = space();
+    const items = temp.space();
     expect(items.directive("shared")).toMatchObject({
       description: "project",
       source: { tier: "project" },
@@ -99,7 +68,7 @@ describe("three tiers", () => {
     write(built("config.yaml"), "models: { fast: { anthropic: claude-haiku-4-5 } }\n");
     write(project("directives", "orphan.md.sig"), "a sidecar is never listed as an item\n");
 
-    const listings = space().list();
+    const listings = temp.space().list();
     const summary = listings.map(
       ({ kind, name, tier, active, shadows, shadowedBy, signature, display }) => ({
         kind,
@@ -156,7 +125,8 @@ describe("three tiers", () => {
     ]);
     expect(listings.every((listing) => listing.problem === undefined)).toBe(true);
     expect(
-      space()
+      temp
+        .space()
         .list({ kind: "agent" })
         .map((listing) => listing.name),
     ).toEqual(["helper"]);
@@ -167,7 +137,7 @@ describe("three tiers", () => {
       project("directives", "broken.md"),
       directive("broken", "x").replace('version="1.0.0"', ""),
     );
-    const [listing] = space().list({ kind: "directive" });
+    const [listing] = temp.space().list({ kind: "directive" });
     expect(listing?.problem).toMatch(
       /\.ai\/directives\/broken\.md:2: <directive>: version is missing/,
     );
@@ -176,7 +146,7 @@ describe("three tiers", () => {
 
   it("a missing item names where it looked and what there is", () => {
     write(built("directives", "base.md"), directive("base", "builtin"));
-    const items = space();
+    const items = temp.space();
     expect(() => items.directive("nope")).toThrow(
       /there is no directive "nope" in .*\(there are: base\)/,
     );
@@ -217,7 +187,7 @@ policy: { require_signatures: false }
     root: /data
 `,
     );
-    const config = space().config();
+    const config = temp.space().config();
     expect(config.models.fast).toEqual({ anthropic: "claude-haiku-4-5", openai: "gpt-5-mini" });
     expect(config.models.general).toEqual({ anthropic: "claude-sonnet-4-5" });
     expect(config.models.high).toEqual({});
@@ -237,7 +207,7 @@ policy: { require_signatures: false }
   it("require_signatures is on when any tier turns it on", () => {
     write(user("config.yaml"), "policy: { require_signatures: true }\n");
     write(project("config.yaml"), "policy: { require_signatures: false }\n");
-    expect(() => space().config()).toThrow(/not signed, and policy\.require_signatures is on/);
+    expect(() => temp.space().config()).toThrow(/not signed, and policy\.require_signatures is on/);
   });
 
   it("a malformed config names file, line and field", () => {
@@ -247,7 +217,7 @@ policy: { require_signatures: false }
     );
     let message = "";
     try {
-      space().config();
+      temp.space().config();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       message = (error as ConfigError).message;
@@ -259,7 +229,7 @@ policy: { require_signatures: false }
       `${join(".ai", "config.yaml")}:5: policy.require_signature: unknown field: policy has require_signatures`,
     );
     write(project("config.yaml"), "models: [\n");
-    expect(() => space().config()).toThrow(/config\.yaml:\d+: YAML: /);
+    expect(() => temp.space().config()).toThrow(/config\.yaml:\d+: YAML: /);
   });
 
   it("deepMerge is pure and follows the rules", () => {
@@ -300,7 +270,12 @@ describe("built-in items", () => {
   it("ship with Spool and load through a space", () => {
     const dir = findBuiltinDir();
     expect(existsSync(join(dir, "config.yaml"))).toBe(true);
-    const items = createItemSpace({ workspace, home, trustedKeys: new Map(), env: {} });
+    const items = createItemSpace({
+      workspace: temp.workspace,
+      home: temp.home,
+      trustedKeys: new Map(),
+      env: {},
+    });
     const assistant = items.directive("assistant");
     expect(assistant.source.tier).toBe("builtin");
     expect(assistant.body).toContain("<thought>");

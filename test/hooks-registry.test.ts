@@ -1,56 +1,20 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: hook files write ${event.…} templates in plain strings
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createItemSpace,
-  type ItemSpace,
-  ItemTrustError,
-  signItemFile,
-} from "../src/directives/index.js";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { createItemSpace, ItemTrustError, signItemFile } from "../src/directives/index.js";
 import { HOOK_EVENTS, type HookSet, loadHooks } from "../src/hooks/index.js";
 import { ConfigError } from "../src/spec/index.js";
 import { initKeys, loadSigner } from "../src/transcript/index.js";
+import { useTempItemSpace, write } from "./support/item-spaces.js";
 
-let root: string;
-let workspace: string;
-let home: string;
-let builtin: string;
+const temp = useTempItemSpace("spool-hooks-");
 
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "spool-hooks-"));
-  workspace = join(root, "work");
-  home = join(root, "home");
-  builtin = join(root, "builtin");
-  for (const dir of [workspace, home, builtin]) mkdirSync(dir, { recursive: true });
-});
+const project = (...parts: string[]) => join(temp.workspace, ".ai", "hooks", ...parts);
+const user = (...parts: string[]) => join(temp.home, ".ai", "hooks", ...parts);
+const built = (...parts: string[]) => join(temp.builtin, "hooks", ...parts);
 
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
-function write(path: string, text: string): string {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
-
-const project = (...parts: string[]) => join(workspace, ".ai", "hooks", ...parts);
-const user = (...parts: string[]) => join(home, ".ai", "hooks", ...parts);
-const built = (...parts: string[]) => join(builtin, "hooks", ...parts);
-
-function space(options: { builtinDir?: string } = {}): ItemSpace {
-  return createItemSpace({
-    workspace,
-    home,
-    builtinDir: options.builtinDir ?? builtin,
-    trustedKeys: new Map(),
-    env: {},
-  });
-}
-
-const load = (): HookSet => loadHooks({ space: space() });
+const load = (): HookSet => loadHooks({ space: temp.space() });
 
 /** One hook as YAML list entry lines. */
 function hook(id: string, event: string, item: string, extra = ""): string {
@@ -122,7 +86,12 @@ action:
 
   it("ships the built-in hooks, layer 2, which load without problems", () => {
     const set = loadHooks({
-      space: createItemSpace({ workspace, home, trustedKeys: new Map(), env: {} }),
+      space: createItemSpace({
+        workspace: temp.workspace,
+        home: temp.home,
+        trustedKeys: new Map(),
+        env: {},
+      }),
     });
     expect(summary(set)).toEqual([
       { id: "default_compaction", layer: 2, tier: "builtin", item: "${event.summarizer}" },
@@ -302,7 +271,7 @@ action: { item_type: tool, item_id: spool.fail }
   it("spool items lists a malformed hook's problem", () => {
     write(project("bad.yaml"), "id: x\nevent: nope\naction: { item_type: tool, item_id: y }\n");
     write(project("good.yaml"), hook("fine", "error", "y"));
-    const listings = space().list({ kind: "hook" });
+    const listings = temp.space().list({ kind: "hook" });
     expect(listings.map((listing) => [listing.name, listing.problem])).toEqual([
       ["bad", expect.stringMatching(/bad\.yaml:2: event: must be one of error, limit/)],
       ["good", undefined],
@@ -312,11 +281,17 @@ action: { item_type: tool, item_id: spool.fail }
 
 describe("trust", () => {
   it("hook files follow the signature policy", () => {
-    const keys = join(workspace, ".spool", "keys");
+    const keys = join(temp.workspace, ".spool", "keys");
     initKeys(keys);
-    write(join(builtin, "config.yaml"), "policy: { require_signatures: true }\n");
+    write(join(temp.builtin, "config.yaml"), "policy: { require_signatures: true }\n");
     const path = write(project("signed.yaml"), hook("signed", "error", "x"));
-    const items = () => createItemSpace({ workspace, home, builtinDir: builtin, env: {} });
+    const items = () =>
+      createItemSpace({
+        workspace: temp.workspace,
+        home: temp.home,
+        builtinDir: temp.builtin,
+        env: {},
+      });
     expect(() => loadHooks({ space: items() })).toThrow(ItemTrustError);
     expect(() => loadHooks({ space: items() })).toThrow(/signed\.yaml: it is not signed/);
     signItemFile(path, loadSigner(keys)!);

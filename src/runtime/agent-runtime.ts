@@ -10,10 +10,9 @@ import {
   type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
-import { type SummarizerChoice, selectSummarizer } from "../continuity/summarizer-selection.js";
-import { createSummaryWorker, type SummaryWorker } from "../continuity/summary-worker.js";
+import type { SummarizerChoice } from "../continuity/summarizer-selection.js";
 import { type ContinuationConfig, mergeCoordinationLayers } from "../directives/index.js";
-import { createHookEngine, type HookEntry } from "../hooks/index.js";
+import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import { emptyUsage } from "../providers/assembled-message.js";
 import { toUsageData } from "../providers/message-data.js";
@@ -25,17 +24,20 @@ import type { CheckpointSigner } from "../transcript/signing.js";
 import { type RunLimits, runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
 import type { ExecutorFactory, StepScope } from "./agent-step.js";
 import { notify } from "./agent-step.js";
-import { builtinHooks } from "./builtin-hooks.js";
 import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
+import { createChildSpawner } from "./child-threads.js";
 import { continuityActions } from "./continuity-actions.js";
-import { type ContinuityDriver, createContinuityDriver } from "./continuity-driver.js";
 import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
-import { gateExecutor, type PermissionCheck, SerialQueue } from "./gated-executor.js";
+import { gateExecutor, type PermissionCheck } from "./gated-executor.js";
+import { createLane, type Lane, type RunLaneThread, settled } from "./lane.js";
+import { createLaneContinuity, inputBudget } from "./lane-continuity.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { RunObserver } from "./run-notice.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
+
+export { fillInputs } from "./lane-continuity.js";
 
 /** A directive made runnable: what a thread of it needs. */
 export interface AgentSpec {
@@ -149,23 +151,6 @@ export interface AgentRuntime {
   close(): Promise<void>;
 }
 
-interface Lane {
-  chain: Promise<unknown>;
-  /** Calibrated from this continuity's log alone, so a restart (and replay) estimates alike. */
-  estimator?: TokenEstimator;
-  state?: ContinuityState;
-  histories: Map<string, ThreadHistory>;
-  running?: { controller: AbortController; thread: string };
-  waiting: number;
-  serial: SerialQueue;
-  worker?: SummaryWorker;
-  driver?: ContinuityDriver;
-  /** The estimator of background threads (summarizers, hooks' directives). */
-  background?: TokenEstimator;
-  /** Artifacts this lane has stored (a step whose system prompt did not change stores none). */
-  artifacts: Set<string>;
-}
-
 /** Creates the agent runtime over a store and a provider. */
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const { store, provider } = options;
@@ -176,27 +161,24 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const lane = (continuity: string): Lane => {
     let found = lanes.get(continuity);
     if (!found) {
-      found = {
-        chain: Promise.resolve(),
-        histories: new Map(),
-        artifacts: new Set(),
-        waiting: 0,
-        serial: new SerialQueue(),
-      };
+      found = createLane();
       lanes.set(continuity, found);
     }
     return found;
   };
   const continuation = options.continuation ?? mergeCoordinationLayers([]).continuation;
-  const hookEngine = () => createHookEngine({ hooks: options.hooks ?? builtinHooks() });
-  const summarizerFor =
-    options.summarizerFor ??
-    ((directive: string) =>
-      selectSummarizer({
-        directive: { name: directive },
-        continuation,
-        exists: (name) => options.agents?.get(name) !== undefined,
-      }));
+  // `runThread` is declared below: the lambdas defer the lookup to the first run.
+  const { workerOf, driverOf } = createLaneContinuity({
+    ...options,
+    catalogue,
+    continuation,
+    runThread: (continuity, current, run) => runThread(continuity, current, run),
+  });
+  const spawnChild = createChildSpawner({
+    ...options,
+    driverOf,
+    runThread: (continuity, current, run) => runThread(continuity, current, run),
+  });
   const stateOf = async (continuity: string, current: Lane) => {
     if (!current.state) {
       const worker = workerOf(continuity, current);
@@ -223,179 +205,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       current.histories.set(thread, history);
     }
     return history;
-  };
-
-  const backgroundOf = (current: Lane): TokenEstimator => {
-    current.background ??= createTokenEstimator({ catalogue });
-    return current.background;
-  };
-
-  const workerOf = (continuity: string, current: Lane): SummaryWorker => {
-    current.worker ??= createSummaryWorker({
-      store,
-      continuity,
-      summarize: (call) =>
-        runDirective(continuity, current, {
-          id: call.id,
-          thread: call.thread,
-          name: call.summarizer,
-          inputs: call.inputs,
-          signal: call.signal,
-          summary: true,
-        }),
-      countTokens: (text) => {
-        const estimator = backgroundOf(current);
-        const model = options.agent.model;
-        return Math.ceil(
-          (estimator.raw(model, { messages: [{ role: "user", content: text }] }) -
-            estimator.raw(model, { messages: [] })) *
-            estimator.factor(model),
-        );
-      },
-      ...(options.summaryTimeoutMs !== undefined ? { timeoutMs: options.summaryTimeoutMs } : {}),
-      // What fits the summarizer's window beside its instructions (about 3 characters a token).
-      maxTranscriptChars: (name) => {
-        const spec = options.agents?.get(name);
-        const budget = inputBudget(catalogue, spec?.model ?? options.agent.model);
-        const instructions = spec ? spec.instructions.length : 4000;
-        return Math.max(2000, (budget - 1024) * 3 - instructions);
-      },
-    });
-    return current.worker;
-  };
-
-  const driverOf = (continuity: string, current: Lane): ContinuityDriver => {
-    current.driver ??= createContinuityDriver({
-      store,
-      continuity,
-      hooks: hookEngine(),
-      continuation,
-      summarizerFor,
-      worker: workerOf(continuity, current),
-      runDirective: (call) =>
-        runDirective(continuity, current, {
-          id: call.id,
-          thread: call.thread,
-          name: call.name,
-          inputs: call.params,
-          signal: AbortSignal.timeout(options.summaryTimeoutMs ?? 120_000),
-          summary: false,
-        }),
-      tool: (name) => options.agent.tools.find((tool) => tool.name === name),
-      estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
-      ...(options.signer ? { signer: options.signer } : {}),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-      continued: (from, to, history) => {
-        const state = current.state;
-        current.histories.set(to, history);
-        current.histories.delete(from);
-        if (!state) return;
-        const old = state.threads.get(from);
-        if (old) old.ended = "thread.continued";
-        state.threads.set(to, {
-          id: to,
-          directive: old?.directive ?? options.agent.directive,
-          startSeq: history.lastSeq + 1,
-          readFrom: history.lastSeq + 1,
-          nextStep: 0,
-        });
-        state.foreground = to;
-      },
-    });
-    return current.driver;
-  };
-
-  /**
-   * Runs a directive as a child thread of `thread` (a summarizer, a hook's directive): its
-   * inputs fill its `$placeholders`, and its final response is the result.
-   */
-  const runDirective = async (
-    continuity: string,
-    current: Lane,
-    call: {
-      id: string;
-      thread: string;
-      name: string;
-      inputs: Record<string, unknown>;
-      signal: AbortSignal;
-      summary: boolean;
-    },
-  ): Promise<string> => {
-    const found =
-      call.summary && options.summarizerSpec
-        ? options.summarizerSpec(call.name)
-        : options.agents?.get(call.name);
-    if (!found) {
-      throw new SpoolError("directive.unknown", `there is no directive "${call.name}" to run`, {
-        hint: "Create it in .ai/directives/, or name an existing one in coordination.yaml or the hook",
-      });
-    }
-    const choice = call.summary ? summarizerFor(found.directive) : undefined;
-    const limits = choice?.limits
-      ? {
-          ...found.limits,
-          ...(choice.limits.maxTurns !== undefined ? { maxTurns: choice.limits.maxTurns } : {}),
-          ...(choice.limits.maxTokens !== undefined ? { maxTokens: choice.limits.maxTokens } : {}),
-          ...(choice.limits.maxSpendUsd !== undefined
-            ? { maxSpendUsd: choice.limits.maxSpendUsd }
-            : {}),
-          ...(choice.limits.maxWallSeconds !== undefined
-            ? { maxWallMs: choice.limits.maxWallSeconds * 1000 }
-            : {}),
-        }
-      : found.limits;
-    const spec: AgentSpec = {
-      ...found,
-      instructions: fillInputs(found.instructions, call.inputs),
-      limits,
-      nativeTools: false,
-    };
-    const at = call.id.lastIndexOf("@");
-    const started = await store.append({
-      continuity,
-      stream: { kind: "thread", id: call.id },
-      type: "thread.started",
-      data: {
-        directive: spec.directive,
-        chain_root: call.id,
-        model: spec.model,
-        parent: {
-          thread: call.thread,
-          step: `${call.thread}:${current.state?.threads.get(call.thread)?.nextStep ?? 0}`,
-          action: call.id.slice(at + 1),
-          depth: 1,
-        },
-      },
-    });
-    // Its history starts at its own start: it never reads the continuity from the beginning.
-    current.histories.set(call.id, new ThreadHistory(call.id, { after: started.seq - 1 }));
-    const result = await runThread(continuity, current, {
-      thread: call.id,
-      spec,
-      depth: 1,
-      nextStep: 0,
-      input: call.summary
-        ? "Write the summary now, as your instructions say."
-        : JSON.stringify(call.inputs),
-      signal: call.signal,
-      estimator: backgroundOf(current),
-    }).finally(() => current.histories.delete(call.id));
-    const stream = { kind: "thread" as const, id: call.id };
-    if (result.status === "completed") {
-      await store.append({
-        continuity,
-        stream,
-        type: "thread.completed",
-        data: result.result !== undefined ? { result: result.result } : {},
-      });
-      return result.result ?? "";
-    }
-    const error = result.error ?? {
-      code: `directive.${result.status}`,
-      message: `the directive "${spec.directive}" ended ${result.status}`,
-    };
-    await store.append({ continuity, stream, type: "thread.failed", data: error });
-    throw new SpoolError(error.code, error.message);
   };
 
   /** The executors of one step of a thread of `spec` at spawn depth `depth`. */
@@ -469,22 +278,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       }) ?? executor.execute(call),
   });
 
-  const runThread = async (
-    continuity: string,
-    current: Lane,
-    run: {
-      thread: string;
-      spec: AgentSpec;
-      depth: number;
-      nextStep: number;
-      turn?: string;
-      input?: string;
-      resumed?: boolean;
-      signal: AbortSignal;
-      /** The estimator of this thread, when not the foreground's. */
-      estimator?: TokenEstimator;
-    },
-  ): Promise<ThreadRunResult> => {
+  const runThread: RunLaneThread = async (continuity, current, run) => {
     const { spec } = run;
     return runThreadLoop({
       store,
@@ -536,92 +330,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           }
         : {}),
     });
-  };
-
-  const spawnChild = async (
-    continuity: string,
-    current: Lane,
-    parent: { thread: string; step: string; depth: number; spec: AgentSpec },
-    call: Parameters<Parameters<typeof createAgentExecutor>[0]["spawn"]>[0],
-    signal: AbortSignal,
-  ): Promise<string> => {
-    const spec = options.agents?.get(call.name);
-    if (!spec) throw new SpoolError("agent.unknown", `there is no directive "${call.name}"`);
-    const depth = parent.depth + 1;
-    const max = parent.spec.limits.maxSpawnDepth ?? 3;
-    if (depth > max) {
-      await store.append({
-        continuity,
-        stream: { kind: "thread", id: parent.thread },
-        type: "limit.reached",
-        data: { limit: "spawn_depth", value: depth, max },
-      });
-      throw new SpoolError(
-        "limit.spawn-depth",
-        `a child agent at depth ${depth} would pass the spawn limit of ${max}`,
-        { hint: "Do the work in this thread, or raise max_spawn_depth in the directive's limits" },
-      );
-    }
-    const thread = `${parent.step}@${call.actionId}`;
-    const started = await store.append({
-      continuity,
-      stream: { kind: "thread", id: thread },
-      type: "thread.started",
-      data: {
-        directive: spec.directive,
-        chain_root: thread,
-        model: spec.model,
-        parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
-      },
-    });
-    current.histories.set(thread, new ThreadHistory(thread, { after: started.seq - 1 }));
-    await driverOf(continuity, current).fire(
-      "thread.started",
-      { thread, directive: spec.directive, parent: parent.thread },
-      thread,
-    );
-    const both = AbortSignal.any([signal, call.signal]);
-    const result = await runThread(continuity, current, {
-      thread,
-      spec,
-      depth,
-      nextStep: 0,
-      input: JSON.stringify(call.parameters),
-      signal: both,
-    }).finally(() => current.histories.delete(thread));
-    const hooks = driverOf(continuity, current);
-    await hooks.fire(
-      "directive_return",
-      {
-        thread,
-        directive: spec.directive,
-        parent: parent.thread,
-        status: result.status,
-        ...(result.result !== undefined ? { result: result.result } : {}),
-      },
-      parent.thread,
-    );
-    if (result.status === "completed") {
-      await store.append({
-        continuity,
-        stream: { kind: "thread", id: thread },
-        type: "thread.completed",
-        data: result.result !== undefined ? { result: result.result } : {},
-      });
-      await hooks.fire("thread.completed", { thread, directive: spec.directive }, thread);
-      return result.result ?? "";
-    }
-    const error = result.error ?? {
-      code: `agent.${result.status}`,
-      message: `the child agent "${spec.directive}" ended ${result.status}`,
-    };
-    await store.append({
-      continuity,
-      stream: { kind: "thread", id: thread },
-      type: "thread.failed",
-      data: error,
-    });
-    throw new SpoolError(error.code, error.message);
   };
 
   const runTurnNow = async (continuity: string, current: Lane, turn: string) => {
@@ -850,38 +558,4 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await Promise.all([...lanes.values()].map(settled));
     },
   };
-}
-
-/** Resolves once a lane has no run going or queued and no background work running. */
-async function settled(current: Lane): Promise<void> {
-  while (true) {
-    const chain = current.chain;
-    await chain;
-    await current.worker?.idle();
-    await current.driver?.idle();
-    if (current.chain === chain) return;
-  }
-}
-
-/** Input tokens a request of `model` may use: its window minus the output it reserves. */
-function inputBudget(catalogue: ModelCatalogue, model: string): number {
-  const info = catalogue.lookup(model);
-  const reserve = Math.min(info?.maxOutputTokens ?? 4096, 8192);
-  return Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
-}
-
-/**
- * A directive's instructions with its inputs: each `$name` of a given input is replaced by its
- * value; inputs the text does not mention are listed after it.
- */
-export function fillInputs(instructions: string, inputs: Record<string, unknown>): string {
-  const unused: string[] = [];
-  let text = instructions;
-  for (const [name, value] of Object.entries(inputs)) {
-    const shown = typeof value === "string" ? value : JSON.stringify(value);
-    const pattern = new RegExp(`\\$${name.replace(/[^A-Za-z0-9_]/g, "")}(?![A-Za-z0-9_])`, "g");
-    if (pattern.test(text)) text = text.replace(pattern, () => shown);
-    else unused.push(`- ${name}: ${shown}`);
-  }
-  return unused.length === 0 ? text : `${text.trim()}\n\n# Inputs\n${unused.join("\n")}`;
 }

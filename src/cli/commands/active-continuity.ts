@@ -9,29 +9,44 @@ import {
   withStore,
 } from "../context.js";
 
+/** How a command picks its continuity when none is given. */
+export interface ContinuityFallback {
+  /** The continuity to look at, or `undefined` when the store has none for the command. */
+  find(store: EventStore): Promise<string | undefined>;
+  /** The error when `find` finds none: what was missing and how to make one. */
+  none(target: StoreTarget): NotFoundError;
+}
+
+/** The default fallback: the most recently active continuity (`mostRecentContinuity`). */
+export const MOST_RECENT_CONTINUITY: ContinuityFallback = {
+  find: (store) => mostRecentContinuity(store),
+  none: (target) =>
+    new NotFoundError(
+      `there are no continuities in ${target.display} yet`,
+      `Create one with \`spool continuities create${dbFlag(target)}\``,
+    ),
+};
+
 /**
  * Opens the store at `target` and runs `body` with the continuity a read-only command looks at:
- * `given` when there is one, else the most recently active continuity (newest `lastAt`, ties
- * broken by the newest event). Never creates a store: a missing store, an unknown continuity or
- * a store without continuities is a `NotFoundError` (exit 1) that says how to find one.
+ * `given` when there is one, else the one `fallback` finds (default the most recently active
+ * continuity: newest `lastAt`, ties broken by the newest event). Never creates a store: a
+ * missing store, an unknown continuity or a store without one to fall back on is a
+ * `NotFoundError` (exit 1) that says how to find one.
  */
 export async function withActiveContinuity<T>(
   ctx: CommandContext,
   target: StoreTarget,
   given: string | undefined,
   body: (store: EventStore, continuity: string) => Promise<T>,
+  fallback: ContinuityFallback = MOST_RECENT_CONTINUITY,
 ): Promise<T> {
   if (!target.exists) {
     throw given === undefined ? storeNotFound(target) : continuityNotFound(target, given);
   }
   return withStore(ctx, target, async (store) => {
-    const continuity = given ?? (await mostRecentContinuity(store));
-    if (continuity === undefined) {
-      throw new NotFoundError(
-        `there are no continuities in ${target.display} yet`,
-        `Create one with \`spool continuities create${dbFlag(target)}\``,
-      );
-    }
+    const continuity = given ?? (await fallback.find(store));
+    if (continuity === undefined) throw fallback.none(target);
     if (given !== undefined && !(await store.continuity(given))) {
       throw continuityNotFound(target, given);
     }

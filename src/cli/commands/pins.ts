@@ -3,7 +3,6 @@ import { pinId } from "../../runtime/continuity-actions.js";
 import type { EventData } from "../../spec/index.js";
 import {
   type CommandContext,
-  continuityNotFound,
   DB_OPTION,
   dbFlag,
   locateStore,
@@ -11,12 +10,11 @@ import {
   parseCommandArgs,
   parseIdentifier,
   type StoreTarget,
-  storeNotFound,
   UsageError,
-  withStore,
 } from "../context.js";
 import { formatTime, oneLine, renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
+import { type ContinuityFallback, withActiveContinuity } from "./active-continuity.js";
 import { latestChat } from "./chat-continuity.js";
 import { defaultActor } from "./continuities.js";
 
@@ -271,28 +269,25 @@ function optionalContinuity(command: string, value: string | undefined): string 
   return value === undefined ? undefined : parseIdentifier(command, "--continuity", value);
 }
 
+/** Pins apply to the chat `spool chat` continues when no continuity is named. */
+const CHAT_CONTINUITY: ContinuityFallback = {
+  find: (store) => latestChat(store),
+  none: (target) =>
+    new NotFoundError(
+      `there is no chat in ${target.display} yet`,
+      `Start one with \`spool chat${dbFlag(target)}\`, or name a continuity with --continuity`,
+    ),
+};
+
 /**
  * Opens the store and runs `body` with the continuity pins apply to: `given`, else the chat
  * `spool chat` continues. Never creates a store or a continuity (`NotFoundError`, exit 1).
  */
-async function withPinContinuity<T>(
+function withPinContinuity<T>(
   ctx: CommandContext,
   target: StoreTarget,
   given: string | undefined,
   body: (store: EventStore, continuity: string) => Promise<T>,
 ): Promise<T> {
-  if (!target.exists) {
-    throw given === undefined ? storeNotFound(target) : continuityNotFound(target, given);
-  }
-  return withStore(ctx, target, async (store) => {
-    const continuity = given ?? (await latestChat(store));
-    if (continuity === undefined) {
-      throw new NotFoundError(
-        `there is no chat in ${target.display} yet`,
-        `Start one with \`spool chat${dbFlag(target)}\`, or name a continuity with --continuity`,
-      );
-    }
-    if (!(await store.continuity(continuity))) throw continuityNotFound(target, continuity);
-    return body(store, continuity);
-  });
+  return withActiveContinuity(ctx, target, given, body, CHAT_CONTINUITY);
 }
