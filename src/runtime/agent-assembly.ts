@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { AnyTool } from "../actions/index.js";
+import { type AnyTool, createToolExecutor, createToolRegistry } from "../actions/index.js";
 import { selectSummarizer } from "../continuity/summarizer-selection.js";
 import {
   type AgentManifest,
@@ -203,6 +203,15 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       provider,
       agent,
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
+      ...(manifest && manifest.feeds.feeds.length > 0
+        ? {
+            feeds: {
+              manifest: manifest.feeds,
+              executors: [createToolExecutor(createToolRegistry(tools))],
+              env: options.env,
+            },
+          }
+        : {}),
       hooks: loadHooks({ space }).hooks,
       continuation,
       summarizerFor: (name) =>

@@ -62,8 +62,11 @@ export interface ThreadRunOptions {
   reserveOutputTokens?: number;
   /** Artifacts already stored (shared across runs, so an unchanged system prompt is stored once). */
   knownArtifacts?: Set<string>;
-  /** Context feeds rendered for this run's steps (the current state of its sources). */
-  feeds?: () => string | undefined;
+  /**
+   * The context feeds of a step, rendered (the current state of the agent's sources), or
+   * `undefined` for none. Logged as `context.feeds` before the step's compile.
+   */
+  feeds?: (step: string) => Promise<string | undefined>;
   /** Tokens the summary chain may take beyond its newest summary. */
   summaryTokens?: number;
   /** Pressure, hooks and handoff: what the continuity module does around each step. */
@@ -161,8 +164,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   let errorAttempt = 0;
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
+  let feeds: string | undefined;
   const compile = () => {
-    const feeds = options.feeds?.();
     return compileContext(
       history.view(),
       {
@@ -260,6 +263,16 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     }
     if (options.signal?.aborted) return finish("cancelled");
     await catchUp(store, continuity, history);
+    // A handoff before the compile keeps these feeds: one read of the world per step.
+    feeds = await options.feeds?.(`${thread}:${index}`);
+    if (feeds !== undefined) {
+      await store.append({
+        continuity,
+        stream: { kind: "step", id: `${thread}:${index}` },
+        type: "context.feeds",
+        data: { text: feeds },
+      });
+    }
     let bundle = compile();
     if (options.lifecycle && (bundle.omitted > 0 || bundle.overBudget)) {
       const next = await options.lifecycle.beforeStep({

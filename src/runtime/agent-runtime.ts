@@ -31,6 +31,7 @@ import { type ContinuityState, loadContinuityState } from "./continuity-state.js
 import { gateExecutor, type PermissionCheck } from "./gated-executor.js";
 import { createLane, type Lane, type RunLaneThread, settled } from "./lane.js";
 import { createLaneContinuity, inputBudget } from "./lane-continuity.js";
+import { createLaneFeeds, type RuntimeFeeds } from "./lane-feeds.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { RunObserver } from "./run-notice.js";
@@ -101,6 +102,13 @@ export interface AgentRuntimeOptions {
   summarizerSpec?: (name: string) => AgentSpec | undefined;
   /** Milliseconds a summarizer may take (default 120 000). */
   summaryTimeoutMs?: number;
+  /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
+  feeds?: RuntimeFeeds;
+  /**
+   * Replay's feeds: each step's rendered feeds as the log recorded them (`context.feeds`); with
+   * it no feed engine runs.
+   */
+  recordedFeeds?: (step: string) => string | undefined;
   /** Waits a retry's backoff (replay passes one that does not wait). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -327,9 +335,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
               handoff: true,
             }),
             summaryTokens: continuation.summaryMaxTokens,
+            feeds: (step: string) => feedsOf(continuity, current).read(step),
           }
         : {}),
     });
+  };
+
+  const feedsOf = (continuity: string, current: Lane) => {
+    current.feeds ??= createLaneFeeds({
+      store,
+      continuity,
+      ...(options.feeds ? { feeds: options.feeds } : {}),
+      ...(options.recordedFeeds ? { recorded: options.recordedFeeds } : {}),
+    });
+    return current.feeds;
   };
 
   const runTurnNow = async (continuity: string, current: Lane, turn: string) => {
@@ -556,6 +575,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       // Background work (summaries, hooks' actions) is let finish: each is bounded by its
       // timeout, and a cut-off summary would be work lost (and a log replay could not re-derive).
       await Promise.all([...lanes.values()].map(settled));
+      await Promise.all([...lanes.values()].map((current) => current.feeds?.stop()));
     },
   };
 }

@@ -5,6 +5,7 @@ import type { AgentSpec } from "./agent-runtime.js";
 import type { ContinuityDriver } from "./continuity-driver.js";
 import type { ContinuityState } from "./continuity-state.js";
 import { SerialQueue } from "./gated-executor.js";
+import type { LaneFeeds } from "./lane-feeds.js";
 import type { ThreadHistory } from "./thread-history.js";
 
 /**
@@ -27,6 +28,8 @@ export interface Lane {
   background?: TokenEstimator;
   /** Artifacts this lane has stored (a step whose system prompt did not change stores none). */
   artifacts: Set<string>;
+  /** The foreground agent's context feeds, made on first use. */
+  feeds?: LaneFeeds;
 }
 
 /** A new lane: nothing loaded, nothing running or queued. */

@@ -24,9 +24,19 @@ const POSITION_FIELDS = new Set(["seq", "from_seq", "to_seq", "ranges", "bundle"
 
 /**
  * Event types that are inputs when they are on the continuity stream (a user pinned a fact with
- * `spool pin`) and decisions when on a thread (the model pinned it with the `pin` action).
+ * `spool pin`; the feed engine read a source) and decisions when on a thread or step (the model
+ * pinned it with the `pin` action, or changed a feed with an internal action).
  */
-const CONTINUITY_INPUTS: ReadonlySet<string> = new Set(["context.pinned", "context.unpinned"]);
+const CONTINUITY_INPUTS: ReadonlySet<string> = new Set([
+  "context.pinned",
+  "context.unpinned",
+  // The feed engine's own record of the world (a step's feeds are compared as context.feeds).
+  "feed.added",
+  "feed.updated",
+  "feed.removed",
+  "feed.refreshed",
+  "feed.failed",
+]);
 
 /** True when replay re-derives `event` and compares it. */
 export function isCompared(event: { type: string; stream?: StreamRef }): boolean {

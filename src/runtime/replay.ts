@@ -18,12 +18,14 @@ export interface ReplayOptions {
   continuity: string;
   /**
    * Builds a runtime configured like the one that wrote the log (same directive and tools), over
-   * the replay's store and provider, passing `intercept` through: replay's recorded results.
+   * the replay's store and provider, passing `intercept` and `recordedFeeds` through: replay's
+   * recorded results and context feeds.
    */
   makeRuntime(parts: {
     store: EventStore;
     provider: Provider;
     intercept: (call: InterceptedCall) => Promise<unknown> | undefined;
+    recordedFeeds: (step: string) => string | undefined;
   }): AgentRuntime;
   /** How long replay waits with nothing happening before it calls the run stuck (default 10 s). */
   stallMs?: number;
@@ -85,6 +87,13 @@ async function replayInto(
   const provider = createReplayProvider(original);
   const outcomes = recordedOutcomes(original);
   const intercept = (call: InterceptedCall) => outcomes(call);
+  const feeds = new Map<string, string>();
+  for (const event of original) {
+    if (event.type === "context.feeds") {
+      feeds.set(event.stream.id, (event.data as EventData<"context.feeds">).text);
+    }
+  }
+  const recordedFeeds = (step: string) => feeds.get(step);
   const boundaries = original.filter((event) => event.type === "recovery.started");
   const cutOff = cutOffSteps(original);
   const endsInterrupted = hasOpenRun(original);
@@ -103,7 +112,7 @@ async function replayInto(
   let boundaryIndex = 0;
   const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
   let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead });
-  let runtime = options.makeRuntime({ store: verifying, provider, intercept });
+  let runtime = options.makeRuntime({ store: verifying, provider, intercept, recordedFeeds });
 
   const sofar = foldContinuityState([]);
   for (const event of original) {
@@ -158,7 +167,7 @@ async function replayInto(
     boundaryIndex += 1;
     recoveries += 1;
     verifying = createVerifyingStore({ scratch, matcher, crashAhead });
-    runtime = options.makeRuntime({ store: verifying, provider, intercept });
+    runtime = options.makeRuntime({ store: verifying, provider, intercept, recordedFeeds });
     void runtime.resume(continuity).catch(() => {});
   }
   const outcome = await verifying.settle(() => matcher.matched >= compared.length, stallMs);

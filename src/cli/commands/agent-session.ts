@@ -28,6 +28,8 @@ export interface AgentSessionOptions
   observer?: RunObserver;
   /** Replay's recorded results (see `AgentRuntimeOptions.intercept`). */
   intercept?: AgentRuntimeOptions["intercept"];
+  /** Replay's recorded context feeds (see `AgentRuntimeOptions.recordedFeeds`). */
+  recordedFeeds?: AgentRuntimeOptions["recordedFeeds"];
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -37,7 +39,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -53,6 +55,7 @@ export function openAgentSession(
     ...(signer ? { signer } : {}),
     ...(observer ? { observer } : {}),
     ...(intercept ? { intercept } : {}),
+    ...(recordedFeeds ? { recordedFeeds } : {}),
   });
   return {
     runtime,

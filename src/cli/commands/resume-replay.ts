@@ -117,13 +117,14 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
       source: store,
       continuity,
       stallMs: stallSeconds * 1000,
-      makeRuntime: ({ store: scratch, provider, intercept }) => {
+      makeRuntime: ({ store: scratch, provider, intercept, recordedFeeds }) => {
         const session = openAgentSession(ctx, scratch, continuity, {
           directive: foreground?.directive ?? "assistant",
           ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
           provider,
           intercept,
+          recordedFeeds,
         });
         sessions.push(session);
         return session.runtime;

@@ -82,6 +82,13 @@ export const contextEvents = {
     streams: ["continuity", "thread"],
     schema: z.strictObject({ id: identifier, by: z.string().min(1).max(200) }),
   }),
+  "context.feeds": defineEvent({
+    description:
+      "The context feeds a step was given, as rendered from the agent's feeds just before its compile (replay serves them from here).",
+    criticality: "critical",
+    streams: ["step"],
+    schema: z.strictObject({ text: z.string().min(1).max(1_000_000) }),
+  }),
   "hook.fired": defineEvent({
     description: "A hook's condition held for a hook event, and its action was started.",
     criticality: "critical",
