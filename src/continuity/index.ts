@@ -66,7 +66,6 @@ export {
   type SummaryOutcome,
   type SummaryWorker,
   type SummaryWorkerOptions,
-  textDigest,
 } from "./summary-worker.js";
 export { selectTrailing, type TrailingSelection } from "./trailing.js";
 export {

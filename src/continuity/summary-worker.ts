@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { EventStore } from "../log/index.js";
 import type { ProviderMessage } from "../providers/provider.js";
 import { describeError, type EventData, type SpoolEvent } from "../spec/index.js";
@@ -359,9 +358,4 @@ function bound(
   const cut = text.lastIndexOf("\n", low);
   const kept = text.slice(0, cut > low / 2 ? cut : low).trimEnd();
   return { text: `${kept}\n\n[summary cut to ${maxTokens} tokens]`, truncated: true };
-}
-
-/** sha256 of a text (ids of content that has no log position). */
-export function textDigest(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

@@ -165,6 +165,14 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
     },
     lifecycle(driven): LoopContinuity {
       const window = driven.info?.contextWindow ?? 128_000;
+      // The seed may take half the budget at most, and its summary half the seed.
+      const budgets = (choice: SummarizerChoice) => {
+        const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
+        return {
+          ceiling,
+          maxSummaryTokens: Math.min(choice.maxSummaryTokens, Math.floor(ceiling / 2)),
+        };
+      };
       const cost = (entry: ContextMessage) =>
         Math.ceil(
           (options.estimator.raw(driven.model, { messages: [entry.message as ProviderMessage] }) -
@@ -242,7 +250,12 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             reported && driven.info
               ? pressureRatio(review.usage, driven.info)
               : round(tokensUsed / window);
-          const choice = options.summarizerFor(driven.directive);
+          // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
+          let chosen: SummarizerChoice | undefined;
+          const choice = () => {
+            chosen ??= options.summarizerFor(driven.directive);
+            return chosen;
+          };
           await fire(
             "after_step",
             {
@@ -256,17 +269,6 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             },
             thread,
           );
-          const view = history.view();
-          const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
-          const maxSummaryTokens = Math.min(choice.maxSummaryTokens, Math.floor(ceiling / 2));
-          const job = {
-            thread,
-            directive: driven.directive,
-            summarizer: choice.name,
-            maxSummaryTokens,
-            messages: view.messages,
-            chain: view.summaries,
-          };
           if (driven.handoff) {
             await fire(
               "context_window_pressure",
@@ -277,10 +279,23 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                 estimated: !reported,
                 thread,
                 directive: driven.directive,
-                summarizer: choice.name,
+                get summarizer() {
+                  return choice().name;
+                },
               },
               thread,
-              () => worker.precompute(job),
+              () => {
+                const view = history.view();
+                const { maxSummaryTokens } = budgets(choice());
+                worker.precompute({
+                  thread,
+                  directive: driven.directive,
+                  summarizer: choice().name,
+                  maxSummaryTokens,
+                  messages: view.messages,
+                  chain: view.summaries,
+                });
+              },
             );
           }
           if (review.decision === "complete" || review.decision === "fail") {
@@ -331,7 +346,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         handoffs.set(thread, state);
         state.attempt += 1;
         const choice = options.summarizerFor(driven.directive);
-        const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
+        const { ceiling, maxSummaryTokens } = budgets(choice);
         const result = await handOff({
           store,
           continuity,
@@ -342,10 +357,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           view: history.view(),
           pressure: { tokensUsed: review.tokensUsed, maxTokens: window, ratio: review.ratio },
           reason: review.reason,
-          summarizer: {
-            name: choice.name,
-            maxSummaryTokens: Math.min(choice.maxSummaryTokens, Math.floor(ceiling / 2)),
-          },
+          summarizer: { name: choice.name, maxSummaryTokens },
           ceiling,
           attempt: state.attempt,
           maxAttempts: 3,

@@ -115,11 +115,6 @@ export class ThreadHistory {
     return Object.fromEntries(this.#variables);
   }
 
-  /** The messages so far, oldest first. */
-  messages(): readonly HistoryMessage[] {
-    return this.#messages;
-  }
-
   /** Applies one event of the continuity. */
   apply(event: SpoolEvent): void {
     this.#lastSeq = Math.max(this.#lastSeq, event.seq);
