@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext } from "../actions/index.js";
@@ -96,6 +97,48 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/**
+ * Resolves once no process of group `pgid` is alive (zombies waiting for a reaper count as
+ * gone), or after `limitMs`. On Linux it reads the group's members from /proc; elsewhere it asks
+ * the kernel whether the group still exists.
+ */
+async function groupGone(pgid: number, limitMs = 2000): Promise<void> {
+  if (process.platform === "win32") return;
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    if (process.platform === "linux" && !liveMember(pgid)) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** True when a process of group `pgid` is alive (not a zombie), from /proc. */
+function liveMember(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
 function run(
   child: ChildProcess,
   what: string,
@@ -156,7 +199,9 @@ function run(
         ),
       );
     });
-    child.on("close", (code, signal) => {
+    child.on("close", async (code, signal) => {
+      // SIGKILL is delivered asynchronously: resolve once nothing of the group runs any more.
+      if (child.pid !== undefined) await groupGone(child.pid);
       finish(() => {
         if (context.signal.aborted) {
           reject(abortedError(`shell.run of ${what}`));
