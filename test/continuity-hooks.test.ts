@@ -13,7 +13,9 @@ import {
   longRunRuntime,
   routedProvider,
   SMALL_MODEL,
+  SUMMARIZER_MARK,
   scriptedSummarizer,
+  summarizerSpec,
 } from "./support/continuity-run.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
@@ -163,6 +165,47 @@ describe("hooks in a run", () => {
     );
     expect(done?.stream.kind).toBe("worker");
     expect((done!.data as EventData<"hook.completed">).detail).toContain("noted");
+  });
+
+  it("runs a project hook's directive as a background child thread and logs what it answered", async () => {
+    const notify = {
+      ...summarizerSpec("notify"),
+      instructions: `${SUMMARIZER_MARK}: no. You note that a run ended with status $status.`,
+    };
+    const runtime = longRunRuntime(
+      store,
+      routedProvider(
+        provider(["<response>ok</response>"]),
+        scriptedSummarizer(["<response>noted</response>"]),
+      ),
+      {
+        hooks: withProjectHooks(`
+- id: notify_on_complete
+  event: after_complete
+  action:
+    primary: execute
+    item_type: directive
+    item_id: notify
+    params: { status: "\${event.status}" }
+`),
+        agents: {
+          get: (name) => (name === "notify" ? notify : undefined),
+          names: () => ["notify"],
+        },
+      },
+    );
+    const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "t" });
+    await runtime.close();
+    expect(result.status).toBe("completed");
+    const events = await readAll(store, continuity);
+    const child = events.find(
+      (event) =>
+        event.type === "thread.started" &&
+        (event.data as EventData<"thread.started">).directive === "notify",
+    );
+    expect((child?.data as EventData<"thread.started">).parent?.thread).toBe(result.thread);
+    const done = data(events, "hook.completed").find((item) => item.hook === "notify_on_complete");
+    expect(done).toMatchObject({ outcome: "completed", detail: "noted" });
   });
 
   it("lets a project hook move the pre-compute threshold, and switch it off", async () => {
