@@ -203,7 +203,7 @@ describe("hooks in a run", () => {
         event.type === "thread.started" &&
         (event.data as EventData<"thread.started">).directive === "notify",
     );
-    expect((child?.data as EventData<"thread.started">).parent?.thread).toBe(result.thread);
+    expect((child!.data as EventData<"thread.started">).parent?.thread).toBe(result.thread);
     const done = data(events, "hook.completed").find((item) => item.hook === "notify_on_complete");
     expect(done).toMatchObject({ outcome: "completed", detail: "noted" });
   });
