@@ -6,8 +6,6 @@
  */
 export * from "./actions/index.js";
 export * from "./continuity/index.js";
-// The runtime's replay provider exports the same digest (the one `context.compiled` records).
-export { requestDigest } from "./continuity/index.js";
 export * from "./directives/index.js";
 export * from "./feeds/index.js";
 export * from "./log/index.js";

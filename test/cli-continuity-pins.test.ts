@@ -4,11 +4,10 @@
  * given. Commands run through `main`, the entry of every CLI test.
  */
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runSlashCommand } from "../src/cli/commands/chat-slash.js";
 import type { ContextReport } from "../src/cli/commands/context-command.js";
 import type { PinRow } from "../src/cli/commands/pins.js";
-import type { EventStore } from "../src/log/index.js";
 import { pinId } from "../src/runtime/continuity-actions.js";
 import { foldContinuityState } from "../src/runtime/index.js";
 import { runSpool } from "./support/cli.js";
@@ -21,26 +20,16 @@ import {
   T1,
   T2,
 } from "./support/handoff-log.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
-let dir: string;
-let db: string;
-let store: EventStore;
-let cleanup: () => Promise<void>;
+const temp = useTempStore("spool-continuity-cli-");
 
-beforeEach(async () => {
-  ({ dir, store, cleanup } = await tempStore("spool-continuity-cli-"));
-  db = join(dir, "store");
-});
-afterEach(async () => {
-  await cleanup();
-});
-
-const spool = (args: string[]) => runSpool([...args, "--db", db], { cwd: dir });
+const spool = (args: string[]) =>
+  runSpool([...args, "--db", join(temp.dir, "store")], { cwd: temp.dir });
 
 describe("spool pin, unpin and pins", () => {
   it("pins on the chat's continuity, lists, re-pins, unpins, and the runtime's fold agrees", async () => {
-    await buildHandoffLog(store, { answer: false });
+    await buildHandoffLog(temp.store, { answer: false });
     const fact = "The shed key is under the pot";
     const pinned = await spool(["pin", fact]);
     expect(pinned).toMatchObject({ code: 0, stderr: "" });
@@ -70,7 +59,7 @@ describe("spool pin, unpin and pins", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`no pin "${pinId(fact)}" is in force in "chat"`);
 
-    const events = await readAll(store, CHAT);
+    const events = await readAll(temp.store, CHAT);
     const logged = events.filter((event) => event.type.startsWith("context."));
     expect(logged.filter((event) => event.type !== "context.compiled")).toHaveLength(4);
     for (const event of logged.filter((item) => item.type !== "context.compiled")) {
@@ -80,19 +69,19 @@ describe("spool pin, unpin and pins", () => {
     expect([...state.pinned.keys()]).toEqual([pinId("Answer in French")]);
   });
 
-  it("refuses empty text, and a store without a chat", async () => {
-    await buildHandoffLog(store, { answer: false });
+  it("refuses empty text, and a temp.store without a chat", async () => {
+    await buildHandoffLog(temp.store, { answer: false });
     expect((await spool(["pin"])).code).toBe(2);
     expect((await spool(["pin", "--continuity", "nope", "x"])).code).toBe(1);
-    const empty = await runSpool(["pins", "--db", join(dir, "elsewhere")], { cwd: dir });
+    const empty = await runSpool(["pins", "--db", join(temp.dir, "elsewhere")], { cwd: temp.dir });
     expect(empty.code).toBe(1);
   });
 
   it("runs /pin, /pin-rule, /pins and /unpin in the chat, and leaves other text alone", async () => {
-    await buildHandoffLog(store, { answer: false });
+    await buildHandoffLog(temp.store, { answer: false });
     const lines: string[] = [];
     const slash = {
-      store,
+      store: temp.store,
       continuity: CHAT,
       actor: "ada",
       width: 120,
@@ -125,7 +114,7 @@ describe("spool pin, unpin and pins", () => {
 
 describe("spool context", () => {
   it("shows the latest model call: parts against the budget, messages, ranges, summaries, pins", async () => {
-    const { pin, bundle } = await buildHandoffLog(store);
+    const { pin, bundle } = await buildHandoffLog(temp.store);
     const result = await spool(["context", CHAT]);
     expect(result).toMatchObject({ code: 0, stderr: "" });
     const lines = result.stdout.trimEnd().split("\n");
@@ -150,7 +139,7 @@ describe("spool context", () => {
   });
 
   it("prints the report as JSON, picks a step, and shows the manifest", async () => {
-    await buildHandoffLog(store);
+    await buildHandoffLog(temp.store);
     const json = await spool(["context", CHAT, "--json", "--show"]);
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as ContextReport;
@@ -180,7 +169,7 @@ describe("spool context", () => {
   });
 
   it("leaves the summarizer's own model calls out of the latest", async () => {
-    await buildHandoffLog(store, { answer: false });
+    await buildHandoffLog(temp.store, { answer: false });
     const report = JSON.parse((await spool(["context", CHAT, "--json"])).stdout) as ContextReport;
     expect(report.step).toBe(`${T1}:1`);
     const summarizer = await spool(["context", CHAT, "--json", "--step", `${SUMMARIZER}:0`]);
@@ -190,10 +179,10 @@ describe("spool context", () => {
 
 describe("the new commands' help", () => {
   it("is registered for each, and listed by spool --help", async () => {
-    const top = await runSpool(["--help"], { cwd: dir });
+    const top = await runSpool(["--help"], { cwd: temp.dir });
     for (const name of ["context", "pin", "unpin", "pins"]) {
       expect(top.stdout).toMatch(new RegExp(`\\n  ${name} `));
-      const help = await runSpool([name, "--help"], { cwd: dir });
+      const help = await runSpool([name, "--help"], { cwd: temp.dir });
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: spool ${name}`));
     }

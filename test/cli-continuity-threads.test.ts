@@ -4,36 +4,25 @@
  * the entry of every CLI test.
  */
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createChatRenderer } from "../src/cli/chat/index.js";
 import { ConversationView } from "../src/cli/commands/conversation-view.js";
 import type { ThreadRow } from "../src/cli/commands/thread-rows.js";
 import { createStyle } from "../src/cli/format.js";
 import { type CliIo, main } from "../src/cli/main.js";
-import type { EventStore } from "../src/log/index.js";
 import { collectOutput } from "./support/chat-fakes.js";
 import { awaitableOutput, runSpool } from "./support/cli.js";
 import { buildHandoffLog, CHAT, jsonLines, SUMMARIZER, T1, T2 } from "./support/handoff-log.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const SHORT_T1 = "th-…Y8A0B1C2";
 const HANDOFF_LINE =
   "── context handed off to a new thread (pressure 0.91, 7,402 → 2,310 tokens, summary 812 tokens) ──";
 
-let dir: string;
-let db: string;
-let store: EventStore;
-let cleanup: () => Promise<void>;
+const temp = useTempStore("spool-continuity-cli-");
 
-beforeEach(async () => {
-  ({ dir, store, cleanup } = await tempStore("spool-continuity-cli-"));
-  db = join(dir, "store");
-});
-afterEach(async () => {
-  await cleanup();
-});
-
-const spool = (args: string[]) => runSpool([...args, "--db", db], { cwd: dir });
+const spool = (args: string[]) =>
+  runSpool([...args, "--db", join(temp.dir, "store")], { cwd: temp.dir });
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 /** `spool tail …` through `main`, stopped once `until` has been shown. */
@@ -41,8 +30,8 @@ async function tail(args: string[], until: string) {
   const stdout = awaitableOutput(false, 200);
   const stderr = awaitableOutput(false, 200);
   const stop = new AbortController();
-  const io: CliIo = { stdout, stderr, env: {}, cwd: dir, signal: stop.signal };
-  const done = main(["tail", ...args, "--db", db], io);
+  const io: CliIo = { stdout, stderr, env: {}, cwd: temp.dir, signal: stop.signal };
+  const done = main(["tail", ...args, "--db", join(temp.dir, "store")], io);
   await stdout.until(until);
   stop.abort();
   expect(await done).toBe(0);
@@ -51,7 +40,7 @@ async function tail(args: string[], until: string) {
 
 describe("spool threads across a handoff", () => {
   it("lists the chain with the handoff and the seed, as JSON lines", async () => {
-    await buildHandoffLog(store);
+    await buildHandoffLog(temp.store);
     const result = await spool(["threads", CHAT, "--json"]);
     expect(result.code).toBe(0);
     const rows = jsonLines<ThreadRow>(result.stdout);
@@ -100,7 +89,7 @@ describe("spool threads across a handoff", () => {
   });
 
   it("shows each handoff under the thread it continued, in the table", async () => {
-    await buildHandoffLog(store);
+    await buildHandoffLog(temp.store);
     const result = await spool(["threads", CHAT]);
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split("\n");
@@ -116,7 +105,7 @@ describe("spool threads across a handoff", () => {
   });
 
   it("flags a trailing-only handoff", async () => {
-    await buildHandoffLog(store, { mode: "trailing-only" });
+    await buildHandoffLog(temp.store, { mode: "trailing-only" });
     const text = await spool(["threads", CHAT]);
     const line = text.stdout.split("\n").find((row) => row.includes("↪ handoff"));
     expect(line).toBe(
@@ -130,7 +119,7 @@ describe("spool threads across a handoff", () => {
 
 describe("spool tail across a handoff", () => {
   it("shows one conversation: one handoff line, no carried messages twice, no summarizer", async () => {
-    await buildHandoffLog(store);
+    await buildHandoffLog(temp.store);
     const text = await tail([CHAT, "--from-start"], "Also a wheelbarrow.");
     expect(text).toContain("› ada: what grows in the garden?\n");
     expect(text).toContain("Tomatoes and basil.\n");
@@ -148,7 +137,7 @@ describe("spool tail across a handoff", () => {
   });
 
   it("says when a handoff carried recent messages only", async () => {
-    await buildHandoffLog(store, { mode: "trailing-only" });
+    await buildHandoffLog(temp.store, { mode: "trailing-only" });
     const text = await tail([CHAT, "--from-start"], "Also a wheelbarrow.");
     expect(text).toContain(
       "── context handed off to a new thread (pressure 0.91, 7,402 → 1,498 tokens, no summary: recent messages only) ──\n",
@@ -156,7 +145,7 @@ describe("spool tail across a handoff", () => {
   });
 
   it("recaps only what was said in messages detail, across the handoff", async () => {
-    await buildHandoffLog(store);
+    await buildHandoffLog(temp.store);
     let text = "";
     const view = new ConversationView({
       style: createStyle(false),
@@ -166,7 +155,7 @@ describe("spool tail across a handoff", () => {
         text += chunk;
       },
     });
-    for (const event of await readAll(store, CHAT)) view.push(event);
+    for (const event of await readAll(temp.store, CHAT)) view.push(event);
     view.finish();
     expect(text).toBe(
       [

@@ -1,24 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createToolExecutor, createToolRegistry, defineTool } from "../src/actions/index.js";
 import { parseFeedManifest } from "../src/feeds/index.js";
-import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import { replayContinuity } from "../src/runtime/index.js";
 import type { EventData } from "../src/spec/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-feeds-run-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-feeds-run-");
 
 const manifest = parseFeedManifest(`
 context_feeds:
@@ -46,7 +37,7 @@ describe("context feeds in a run", () => {
       script: ["<response>ok</response>"],
     });
     const agent = longRunAgent({ tools: [queueDepth] });
-    const runtime = longRunRuntime(store, provider, {
+    const runtime = longRunRuntime(temp.store, provider, {
       agent,
       feeds: {
         manifest,
@@ -66,7 +57,7 @@ describe("context feeds in a run", () => {
     expect(contents[1]).toContain("2026-11-23T08:01:00Z");
     expect(contents[1]).toContain('\\"waiting\\": 2');
 
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const recorded = events.filter((event) => event.type === "context.feeds");
     expect(recorded.map((event) => event.stream.kind)).toEqual(["step", "step"]);
     const compiled = events
@@ -82,7 +73,7 @@ describe("context feeds in a run", () => {
     clock += 3_600_000;
     depth = 100;
     const report = await replayContinuity({
-      source: store,
+      source: temp.store,
       continuity,
       makeRuntime: ({ store: target, provider: replayed, intercept, recordedFeeds }) =>
         longRunRuntime(target, replayed, {

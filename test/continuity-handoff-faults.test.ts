@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/log/index.js";
+import { describe, expect, it } from "vitest";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
 import type { AgentRuntime } from "../src/runtime/index.js";
 import { replayContinuity } from "../src/runtime/index.js";
@@ -12,18 +11,10 @@ import {
   scriptedSummarizer,
 } from "./support/continuity-run.js";
 import { dyingAt } from "./support/dying-store.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-handoff-faults-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-handoff-faults-");
 
 const SUMMARY =
   "<response>## Completed Work\nNoted every message.\n\n## Pending Work\nNone.\n\n## Key Decisions & Context\nNone.\n\n## Tool Results\nNone.\n\n## Next\nAnswer.</response>";
@@ -55,7 +46,7 @@ const data = <T extends EventType>(events: SpoolEvent[], type: T) =>
 
 async function expectReplayIdentical(recoveries = 0) {
   const report = await replayContinuity({
-    source: store,
+    source: temp.store,
     continuity,
     stallMs: 5000,
     makeRuntime: ({ store: target, provider, intercept }) =>
@@ -82,11 +73,11 @@ describe("summarizer faults at each phase of a handoff", () => {
     const summarizer = scriptedSummarizer([
       { text: SUMMARY, error: { code: "provider.bad-request", message: "bad", times: 2 } },
     ]);
-    const runtime = longRunRuntime(store, routedProvider(foreground(), summarizer));
+    const runtime = longRunRuntime(temp.store, routedProvider(foreground(), summarizer));
     // Small turns (about 2% of the window each): the trigger is met while the thread still fits.
     await talk(runtime, 1, 60, 60);
     await runtime.close();
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const failed = data(events, "summary.failed");
     expect(failed.map((item) => [item.mode, item.reason])).toEqual([
       ["precompute", "error"],
@@ -106,10 +97,10 @@ describe("summarizer faults at each phase of a handoff", () => {
 
   it("falls back to a trailing-only continuation when no summary ever comes", async () => {
     const summarizer = scriptedSummarizer([FAIL]);
-    const runtime = longRunRuntime(store, routedProvider(foreground(), summarizer));
+    const runtime = longRunRuntime(temp.store, routedProvider(foreground(), summarizer));
     await talk(runtime, 1, 24);
     await runtime.close();
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const continued = data(events, "thread.continued");
     expect(continued.length).toBeGreaterThanOrEqual(1);
     expect(continued[0]!.mode).toBe("trailing-only");
@@ -128,10 +119,10 @@ describe("summarizer faults at each phase of a handoff", () => {
   it("treats an empty summary as a failure and keeps the summary it had", async () => {
     // The pre-computed summary succeeds; bringing it up to date answers empty every time.
     const summarizer = scriptedSummarizer([SUMMARY, EMPTY]);
-    const runtime = longRunRuntime(store, routedProvider(foreground(), summarizer));
+    const runtime = longRunRuntime(temp.store, routedProvider(foreground(), summarizer));
     await talk(runtime, 1, 24);
     await runtime.close();
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const failed = data(events, "summary.failed");
     expect(failed.some((item) => item.reason === "empty" && item.mode === "update")).toBe(true);
     const continued = data(events, "thread.continued");
@@ -150,12 +141,12 @@ describe("summarizer faults at each phase of a handoff", () => {
       script: [SUMMARY],
       timing: { firstTokenMs: 60_000 },
     });
-    const runtime = longRunRuntime(store, routedProvider(foreground(), hanging), {
+    const runtime = longRunRuntime(temp.store, routedProvider(foreground(), hanging), {
       summaryTimeoutMs: 50,
     });
     await talk(runtime, 1, 24);
     await runtime.close();
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const failed = data(events, "summary.failed");
     expect(failed.length).toBeGreaterThanOrEqual(1);
     expect(failed.every((item) => item.reason === "timeout")).toBe(true);
@@ -174,7 +165,7 @@ describe("a crash in the middle of a handoff", () => {
       // The first process dies at the handoff's first `phase` (a continuation's `thread.started`,
       // not the root thread's: the root starts before any handoff).
       const dying = dyingAt(
-        store,
+        temp.store,
         phase,
         (data) =>
           phase !== "thread.started" ||
@@ -192,13 +183,13 @@ describe("a crash in the middle of a handoff", () => {
         if (outcome === "died") break;
       }
       expect(turn).toBeLessThan(40);
-      await store.flush();
+      await temp.store.flush();
       // The restart: a new runtime over the same log.
-      const second = longRunRuntime(store, provider());
+      const second = longRunRuntime(temp.store, provider());
       await second.resume(continuity);
       await talk(second, turn, 12);
       await second.close();
-      const events = await readAll(store, continuity);
+      const events = await readAll(temp.store, continuity);
       expect(events.some((event) => event.type === "recovery.started")).toBe(true);
       expectOneContinuationEach(events);
       expect(data(events, "thread.continued").length).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/log/index.js";
+import { describe, expect, it } from "vitest";
 import { verifyChain } from "../src/log/verify-chain.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { ProviderRequest } from "../src/providers/provider.js";
@@ -13,18 +12,10 @@ import {
   SUMMARIZER_MARK,
   scriptedSummarizer,
 } from "./support/continuity-run.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-handoff-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-handoff-");
 
 function foregroundProvider() {
   return createScriptedProvider({
@@ -43,9 +34,9 @@ describe("handoff to a continuation thread", () => {
   it("hands a filling thread off at the trigger pressure and keeps one conversation", async () => {
     const foreground = foregroundProvider();
     const summarizer = scriptedSummarizer();
-    const runtime = longRunRuntime(store, routedProvider(foreground, summarizer));
+    const runtime = longRunRuntime(temp.store, routedProvider(foreground, summarizer));
     const pinnedFact = "The user's cat is called Miso.";
-    await store.append({
+    await temp.store.append({
       continuity,
       type: "context.pinned",
       data: { id: "pin-cat", kind: "fact", text: pinnedFact, by: "user" },
@@ -60,7 +51,7 @@ describe("handoff to a continuation thread", () => {
       expect(result.status).toBe("completed");
     }
     await runtime.close();
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
 
     const continued = events.filter((event) => event.type === "thread.continued");
     expect(continued.length).toBeGreaterThanOrEqual(2);
@@ -108,9 +99,9 @@ describe("handoff to a continuation thread", () => {
     // The summarizer ran on its own directive, never on the foreground's prompt.
     for (const request of summarizer.requests) expect(request.system).toContain(SUMMARIZER_MARK);
 
-    expect((await verifyChain(store, { continuity })).ok).toBe(true);
+    expect((await verifyChain(temp.store, { continuity })).ok).toBe(true);
     const report = await replayContinuity({
-      source: store,
+      source: temp.store,
       continuity,
       makeRuntime: ({ store: target, provider, intercept }) =>
         longRunRuntime(target, provider, { intercept }),

@@ -1,8 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import { type HookEntry, layerHooks, parseHookFile } from "../src/hooks/index.js";
-import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
 import { builtinHooks } from "../src/runtime/builtin-hooks.js";
 import { replayContinuity } from "../src/runtime/index.js";
@@ -17,18 +16,10 @@ import {
   scriptedSummarizer,
   summarizerSpec,
 } from "./support/continuity-run.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-hooks-run-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-hooks-run-");
 
 const data = <T extends EventType>(events: SpoolEvent[], type: T) =>
   events.filter((event) => event.type === type).map((event) => event.data as EventData<T>);
@@ -47,7 +38,7 @@ describe("hooks in a run", () => {
   it("retries a step that failed with a transient error, with backoff, then goes on", async () => {
     const waits: number[] = [];
     const runtime = longRunRuntime(
-      store,
+      temp.store,
       provider([
         {
           text: "<response>Done.</response>",
@@ -60,7 +51,7 @@ describe("hooks in a run", () => {
     await runtime.close();
     expect(result.status).toBe("completed");
     expect(result.result).toBe("Done.");
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     expect(data(events, "loop.decided").map((item) => item.decision)).toEqual([
       "retry",
       "retry",
@@ -73,7 +64,7 @@ describe("hooks in a run", () => {
       "retry_transient_errors",
     ]);
     const report = await replayContinuity({
-      source: store,
+      source: temp.store,
       continuity,
       makeRuntime: ({ store: target, provider: replayed, intercept }) =>
         longRunRuntime(target, replayed, { intercept }),
@@ -83,7 +74,7 @@ describe("hooks in a run", () => {
 
   it("fails a run on a permanent error, and stops retrying a transient one after three attempts", async () => {
     const permanent = longRunRuntime(
-      store,
+      temp.store,
       provider([
         {
           text: "<response>x</response>",
@@ -94,12 +85,12 @@ describe("hooks in a run", () => {
     const failed = await permanent.submit(continuity, { text: "hi", actor: "ada", origin: "t" });
     await permanent.close();
     expect(failed.status).toBe("failed");
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     expect(data(events, "hook.fired").map((item) => item.hook)).toContain("fail_permanent_errors");
     expect(data(events, "loop.decided").map((item) => item.decision)).toEqual(["fail"]);
 
     const busy = longRunRuntime(
-      store,
+      temp.store,
       provider([
         {
           text: "<response>x</response>",
@@ -110,20 +101,24 @@ describe("hooks in a run", () => {
     const gaveUp = await busy.submit("other", { text: "hi", actor: "ada", origin: "t" });
     await busy.close();
     expect(gaveUp.status).toBe("failed");
-    const decisions = data(await readAll(store, "other"), "loop.decided").map(
+    const decisions = data(await readAll(temp.store, "other"), "loop.decided").map(
       (item) => item.decision,
     );
     expect(decisions).toEqual(["retry", "retry", "fail"]);
   });
 
   it("escalates a limit reached", async () => {
-    const runtime = longRunRuntime(store, provider(['<response final="false">more</response>']), {
-      agent: longRunAgent({ limits: { maxTurns: 2 } }),
-    });
+    const runtime = longRunRuntime(
+      temp.store,
+      provider(['<response final="false">more</response>']),
+      {
+        agent: longRunAgent({ limits: { maxTurns: 2 } }),
+      },
+    );
     const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "t" });
     await runtime.close();
     expect(result.status).toBe("limit");
-    const completed = data(await readAll(store, continuity), "hook.completed");
+    const completed = data(await readAll(temp.store, continuity), "hook.completed");
     const escalated = completed.find((item) => item.hook === "escalate_limits");
     expect(escalated?.outcome).toBe("escalated");
     expect(escalated?.detail).toContain("max_turns reached (2 of 2)");
@@ -150,14 +145,14 @@ describe("hooks in a run", () => {
     item_id: note
     params: { text: "step \${event.step} of \${event.thread || 'none'}" }
 `);
-    const runtime = longRunRuntime(store, provider(["<response>ok</response>"]), {
+    const runtime = longRunRuntime(temp.store, provider(["<response>ok</response>"]), {
       agent: longRunAgent({ tools: [note] }),
       hooks,
     });
     const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "t" });
     await runtime.close();
     expect(seen).toEqual([`step 0 of ${result.thread}`]);
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const done = events.find(
       (event) =>
         event.type === "hook.completed" &&
@@ -173,7 +168,7 @@ describe("hooks in a run", () => {
       instructions: `${SUMMARIZER_MARK}: no. You note that a run ended with status $status.`,
     };
     const runtime = longRunRuntime(
-      store,
+      temp.store,
       routedProvider(
         provider(["<response>ok</response>"]),
         scriptedSummarizer(["<response>noted</response>"]),
@@ -197,7 +192,7 @@ describe("hooks in a run", () => {
     const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "t" });
     await runtime.close();
     expect(result.status).toBe("completed");
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     const child = events.find(
       (event) =>
         event.type === "thread.started" &&
@@ -211,7 +206,7 @@ describe("hooks in a run", () => {
   it("lets a project hook move the pre-compute threshold, and switch it off", async () => {
     const run = async (yaml: string, name: string, turns: number) => {
       const runtime = longRunRuntime(
-        store,
+        temp.store,
         routedProvider(provider(["<response>Noted.</response>"]), scriptedSummarizer()),
         { hooks: withProjectHooks(yaml) },
       );
@@ -219,7 +214,7 @@ describe("hooks in a run", () => {
         await runtime.submit(name, { text: filler(turn, 120), actor: "ada", origin: "t" });
       }
       await runtime.close();
-      return readAll(store, name);
+      return readAll(temp.store, name);
     };
     const early = await run(
       `

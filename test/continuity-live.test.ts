@@ -4,15 +4,14 @@
  * with that reason in its title, otherwise. The model's window is made small in the catalogue so
  * that handoffs come after a few turns; it sends about 150,000 input tokens (some 30 calls).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/log/index.js";
+import { describe, expect, it } from "vitest";
 import { createAnthropicProvider } from "../src/providers/anthropic/index.js";
 import { createModelCatalogue } from "../src/providers/models/index.js";
 import { createOpenAIChatProvider } from "../src/providers/openai/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import type { EventData } from "../src/spec/index.js";
 import { filler, longRunAgent, summarizerSpec } from "./support/continuity-run.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const anthropicKey = process.env.ANTHROPIC_API_KEY;
 const openaiKey = process.env.OPENAI_API_KEY;
@@ -22,14 +21,7 @@ const live = anthropicKey
     ? { key: openaiKey, model: process.env.SPOOL_LIVE_OPENAI_MODEL ?? "gpt-4.1-mini" }
     : undefined;
 
-let store: EventStore;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-live-handoff-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-live-handoff-");
 
 describe("one chat forever, live", () => {
   it.skipIf(!live)(
@@ -44,7 +36,7 @@ describe("one chat forever, live", () => {
       });
       const summarizer = { ...summarizerSpec(), model, limits: { maxTurns: 2 } };
       const runtime = createAgentRuntime({
-        store,
+        store: temp.store,
         provider,
         catalogue,
         agent: longRunAgent({
@@ -65,7 +57,7 @@ describe("one chat forever, live", () => {
           `Here is a log excerpt to skim, answer "ok": ${filler(turn, 350)}`,
         );
         expect(result.status).toBe("completed");
-        handoffs = (await readAll(store, "live")).filter(
+        handoffs = (await readAll(temp.store, "live")).filter(
           (event) => event.type === "thread.continued",
         ).length;
       }
@@ -74,7 +66,7 @@ describe("one chat forever, live", () => {
       await runtime.close();
       expect(answer.status).toBe("completed");
       expect(answer.result?.replace(/\D/g, "")).toContain("4719");
-      const events = await readAll(store, "live");
+      const events = await readAll(temp.store, "live");
       for (const event of events.filter((item) => item.type === "thread.continued")) {
         expect((event.data as EventData<"thread.continued">).mode).toBe("summary");
       }

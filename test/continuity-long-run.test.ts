@@ -1,6 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/log/index.js";
+import { describe, expect, it } from "vitest";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { ProviderRequest } from "../src/providers/provider.js";
 import { replayContinuity } from "../src/runtime/index.js";
@@ -14,18 +13,10 @@ import {
   SMALL_MODEL,
   scriptedSummarizer,
 } from "./support/continuity-run.js";
-import { tempStore } from "./support/transcripts.js";
+import { useTempStore } from "./support/transcripts.js";
 
 const continuity = "forever";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-long-run-"));
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-long-run-");
 
 const TURNS = Number(process.env.SPOOL_LONG_RUN_TURNS ?? 10_000);
 const PINNED = "The project's code name is Heron.";
@@ -59,8 +50,8 @@ describe("one chat forever", () => {
       script: ["<response>Noted.</response>"],
     });
     const provider = routedProvider(foreground, scriptedSummarizer(), inspect);
-    const runtime = longRunRuntime(store, provider, { signer });
-    await store.append({
+    const runtime = longRunRuntime(temp.store, provider, { signer });
+    await temp.store.append({
       continuity,
       type: "context.pinned",
       data: { id: "pin-heron", kind: "fact", text: PINNED, by: "user" },
@@ -84,7 +75,7 @@ describe("one chat forever", () => {
     let omitted = 0;
     let underPressure = 0;
     const window = 8192;
-    for await (const event of store.read({ continuity })) {
+    for await (const event of temp.store.read({ continuity })) {
       if (event.type === "context.compiled") {
         const data = event.data as EventData<"context.compiled">;
         if (data.tokens > data.budget || data.over_budget) overBudget += 1;
@@ -104,7 +95,7 @@ describe("one chat forever", () => {
     expect(underPressure).toBe(0);
     expect(handoffs).toBeGreaterThan(TURNS / 50);
 
-    const verified = await verifyCheckpoints(store, {
+    const verified = await verifyCheckpoints(temp.store, {
       continuity,
       publicKeys: new Map([[signer.keyId, signer.publicKey]]),
     });
@@ -112,7 +103,7 @@ describe("one chat forever", () => {
     expect(verified.checkpoints).toBeGreaterThanOrEqual(handoffs);
 
     const report = await replayContinuity({
-      source: store,
+      source: temp.store,
       continuity,
       makeRuntime: ({ store: target, provider: replayed, intercept }) =>
         longRunRuntime(target, replayed, { intercept }),

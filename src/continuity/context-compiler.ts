@@ -164,6 +164,27 @@ export function compileContext(
   };
 }
 
+/**
+ * The tokens of one message of a thread as `model` counts them, calibrated: its raw count is
+ * cached per message (the compile's own cache), so counting a thread again costs lookups.
+ */
+export function messageTokens(
+  estimator: TokenEstimator,
+  model: string,
+): (entry: ContextMessage) => number {
+  const empty = estimator.raw(model, { messages: [] });
+  const count = (message: ProviderMessage) => estimator.raw(model, { messages: [message] }) - empty;
+  return (entry) => Math.ceil(cachedRaw(entry, model, count) * estimator.factor(model));
+}
+
+/** The tokens of a text sent as one user message, as `model` counts them, calibrated. */
+export function textTokens(estimator: TokenEstimator, model: string, text: string): number {
+  const raw =
+    estimator.raw(model, { messages: [{ role: "user", content: text }] }) -
+    estimator.raw(model, { messages: [] });
+  return Math.ceil(raw * estimator.factor(model));
+}
+
 /** sha256 (hex) of a request's canonical JSON: what `context.compiled` records and replay compares. */
 export function requestDigest(request: ProviderRequest): string {
   return createHash("sha256").update(canonicalJson(request)).digest("hex");

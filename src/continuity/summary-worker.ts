@@ -1,6 +1,6 @@
 import type { EventStore } from "../log/index.js";
 import type { ProviderMessage } from "../providers/provider.js";
-import { describeError, type EventData, type SpoolEvent } from "../spec/index.js";
+import { describeError, type EventData, errorCodeOf, type SpoolEvent } from "../spec/index.js";
 import type { ContextMessage, SeqRange, SummaryItem } from "./context-bundle.js";
 import {
   renderSummarizerInputs,
@@ -226,7 +226,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
               ? "summary.timeout"
               : reason === "cancelled"
                 ? "summary.cancelled"
-                : errorCode(error),
+                : errorCodeOf(error, "summary.error"),
           message:
             reason === "timeout"
               ? `${job.summarizer} did not finish in ${timeoutMs} ms`
@@ -319,11 +319,6 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
 
 class TimeoutMarker {
   constructor(readonly ms: number) {}
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" && code !== "" ? code : "summary.error";
 }
 
 /** The transcript a summarizer reads: the summary it builds on, then the messages after it. */

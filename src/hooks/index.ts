@@ -40,6 +40,7 @@ export {
 /** Payload paths (`error.details.attempts[0].code`). */
 export {
   type FieldIssue,
+  isMapping,
   type PathLookup,
   type PathSegment,
   parsePath,

@@ -11,6 +11,7 @@ import type { Usage } from "../providers/stream-part.js";
 import type { TokenEstimator } from "../providers/tokens/index.js";
 import type { EventData } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
+import { stepStreamId } from "../transcript/thread-streams.js";
 import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import type { NativeTools } from "./native-tools.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
@@ -264,11 +265,11 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     if (options.signal?.aborted) return finish("cancelled");
     await catchUp(store, continuity, history);
     // A handoff before the compile keeps these feeds: one read of the world per step.
-    feeds = await options.feeds?.(`${thread}:${index}`);
+    feeds = await options.feeds?.(stepStreamId(thread, index));
     if (feeds !== undefined) {
       await store.append({
         continuity,
-        stream: { kind: "step", id: `${thread}:${index}` },
+        stream: { kind: "step", id: stepStreamId(thread, index) },
         type: "context.feeds",
         data: { text: feeds },
       });
@@ -291,7 +292,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         bundle = compile();
       }
     }
-    const step = `${thread}:${index}`;
+    const step = stepStreamId(thread, index);
     const record = prepareBundle(store.artifacts, bundle, known);
     await Promise.all([
       record.stored,

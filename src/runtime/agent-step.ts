@@ -17,6 +17,7 @@ import type { TokenEstimator } from "../providers/tokens/index.js";
 import { runModelStep } from "../transcript/model-step.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
 import type { StreamSink } from "../transcript/sink.js";
+import { stepStreamId } from "../transcript/thread-streams.js";
 import type { TranscriptSink } from "../transcript/transcript-sink.js";
 import type { RunObserver } from "./run-notice.js";
 
@@ -78,7 +79,7 @@ export interface AgentStepResult {
  */
 export async function runAgentStep(options: AgentStepOptions): Promise<AgentStepResult> {
   const { store, continuity, thread, index, observer } = options;
-  const step = `${thread}:${index}`;
+  const step = stepStreamId(thread, index);
   const text = new OrderedQueue<string>();
   const native: ActionRequest[] = [];
   const nativeNames = new Map<string, string>();

@@ -4,6 +4,7 @@ import { type AnyInternalAction, defineInternalAction } from "../actions/index.j
 import type { EventStore } from "../log/index.js";
 import { identifier } from "../spec/events/define-event.js";
 import { type EventData, SpoolError, type SpoolEvent } from "../spec/index.js";
+import { parseStepStreamId } from "../transcript/thread-streams.js";
 
 /** The most events one `recall` returns, and its default size in characters. */
 export const RECALL_MAX_EVENTS = 400;
@@ -156,7 +157,7 @@ export function pinId(text: string): string {
 function inThread(event: SpoolEvent, thread: string): boolean {
   const { kind, id } = event.stream;
   if (kind === "thread") return id === thread;
-  if (kind === "step") return id.slice(0, id.lastIndexOf(":")) === thread;
+  if (kind === "step") return parseStepStreamId(id).thread === thread;
   return kind === "continuity";
 }
 
@@ -195,7 +196,7 @@ async function recallRange(
 /** The step index of a step event, or undefined for thread events. */
 function stepOf(event: SpoolEvent): number | undefined {
   if (event.stream.kind !== "step") return undefined;
-  const index = Number(event.stream.id.slice(event.stream.id.lastIndexOf(":") + 1));
+  const { index } = parseStepStreamId(event.stream.id);
   return Number.isInteger(index) ? index : undefined;
 }
 

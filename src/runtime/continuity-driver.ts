@@ -1,18 +1,24 @@
 import type { AnyTool } from "../actions/index.js";
 import { toJsonValue } from "../actions/index.js";
-import type { ContextMessage } from "../continuity/context-bundle.js";
+import { messageTokens } from "../continuity/context-compiler.js";
 import { handOff } from "../continuity/handoff.js";
 import type { SummarizerChoice } from "../continuity/summarizer-selection.js";
 import type { SummaryWorker } from "../continuity/summary-worker.js";
 import type { ContinuationConfig } from "../directives/index.js";
-import type { HookEngine, HookEventName, HookFiring, HookPayloads } from "../hooks/index.js";
+import {
+  type HookEngine,
+  type HookEventName,
+  type HookFiring,
+  type HookPayloads,
+  isMapping,
+} from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelInfo } from "../providers/models/index.js";
 import { pressureRatio } from "../providers/models/index.js";
-import type { ProviderMessage } from "../providers/provider.js";
 import type { TokenEstimator } from "../providers/tokens/index.js";
-import { describeError } from "../spec/index.js";
+import { describeError, errorCodeOf } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/signing.js";
+import { parseStepStreamId } from "../transcript/thread-streams.js";
 import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop.js";
 import type { ThreadHistory } from "./thread-history.js";
 
@@ -91,7 +97,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
 
   /** Logs a firing, runs what it names (control verbs are answered by the caller). */
   const execute = async (firing: HookFiring, thread: string, job?: () => void) => {
-    const params = isRecord(firing.params) ? firing.params : {};
+    const params = isMapping(firing.params) ? firing.params : {};
     await store.append({
       continuity,
       stream: { kind: "thread", id: thread },
@@ -120,7 +126,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         data: {
           hook: firing.hook,
           event: firing.event,
-          error: { code: codeOf(error), message: describeError(error) },
+          error: { code: errorCodeOf(error, "hook.error"), message: describeError(error) },
         },
       });
     const { item_type: type, item_id: id } = firing.action;
@@ -173,12 +179,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           maxSummaryTokens: Math.min(choice.maxSummaryTokens, Math.floor(ceiling / 2)),
         };
       };
-      const cost = (entry: ContextMessage) =>
-        Math.ceil(
-          (options.estimator.raw(driven.model, { messages: [entry.message as ProviderMessage] }) -
-            options.estimator.raw(driven.model, { messages: [] })) *
-            options.estimator.factor(driven.model),
-        );
+      const cost = messageTokens(options.estimator, driven.model);
       const loop: LoopContinuity = {
         sleep,
         async onError(info) {
@@ -187,7 +188,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             {
               error: info.error,
               thread: info.thread,
-              step: stepIndex(info.step),
+              step: parseStepStreamId(info.step).index,
               attempt: info.attempt,
             },
             info.thread,
@@ -195,7 +196,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           const retry = firings.find((firing) => firing.action.item_id === "spool.retry");
           const fail = firings.find((firing) => firing.action.item_id === "spool.fail");
           if (retry && !fail) {
-            const params = isRecord(retry.params) ? retry.params : {};
+            const params = isMapping(retry.params) ? retry.params : {};
             const max = numberOr(params.max_attempts, 3);
             if (info.attempt < max) {
               const delayMs = numberOr(params.delay_ms, 1000) * 2 ** (info.attempt - 1);
@@ -412,23 +413,10 @@ async function runTool(tool: AnyTool | undefined, name: string, params: Record<s
   return typeof output === "string" ? output : JSON.stringify(output);
 }
 
-function stepIndex(step: string): number {
-  return Number(step.slice(step.lastIndexOf(":") + 1));
-}
-
 function round(value: number): number {
   return Math.round(value * 10_000) / 10_000;
 }
 
 function numberOr(value: unknown, fallback: number): number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" && code !== "" ? code : "hook.error";
 }

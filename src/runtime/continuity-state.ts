@@ -2,6 +2,7 @@ import type { PinnedItem } from "../continuity/context-bundle.js";
 import type { EventStore, Projection } from "../log/index.js";
 import { type CalibrationState, calibrationProjection } from "../providers/tokens/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
+import { parseStepStreamId } from "../transcript/thread-streams.js";
 
 /** A thread as the runtime needs to know it. */
 export interface ThreadState {
@@ -129,9 +130,9 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
     return;
   }
   if (stream.kind === "step" && event.type === "context.compiled") {
-    const cut = stream.id.lastIndexOf(":");
-    const thread = state.threads.get(stream.id.slice(0, cut));
-    const index = Number(stream.id.slice(cut + 1));
+    const step = parseStepStreamId(stream.id);
+    const thread = state.threads.get(step.thread);
+    const index = step.index;
     if (thread && Number.isInteger(index)) thread.nextStep = Math.max(thread.nextStep, index + 1);
   }
 }
@@ -164,7 +165,10 @@ export async function loadContinuityState(
   let background = calibration.initial();
   for await (const event of store.read({ continuity })) {
     reduceEvent(state, event);
-    if (event.stream.kind === "step" && isBackgroundThread(stepThread(event.stream.id))) {
+    if (
+      event.stream.kind === "step" &&
+      isBackgroundThread(parseStepStreamId(event.stream.id).thread)
+    ) {
       background = calibration.reduce(background, event);
     } else {
       fold = calibration.reduce(fold, event);
@@ -181,8 +185,4 @@ export async function loadContinuityState(
  */
 export function isBackgroundThread(thread: string): boolean {
   return /@(summary|hook)\d+$/.test(thread);
-}
-
-function stepThread(step: string): string {
-  return step.slice(0, step.lastIndexOf(":"));
 }

@@ -55,7 +55,7 @@ export {
   type ReplayDifference,
   UNCOMPARED_TYPES,
 } from "./replay-compare.js";
-export { createReplayProvider, messageParts, requestDigest } from "./replay-provider.js";
+export { createReplayProvider, messageParts } from "./replay-provider.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
 export { type HistoryMessage, ThreadHistory } from "./thread-history.js";

@@ -1,3 +1,4 @@
+import { textTokens } from "../continuity/context-compiler.js";
 import { type SummarizerChoice, selectSummarizer } from "../continuity/summarizer-selection.js";
 import { createSummaryWorker, type SummaryWorker } from "../continuity/summary-worker.js";
 import type { ContinuationConfig } from "../directives/index.js";
@@ -98,15 +99,7 @@ export function createLaneContinuity(options: LaneContinuityOptions): LaneContin
           signal: call.signal,
           summary: true,
         }),
-      countTokens: (text) => {
-        const estimator = backgroundOf(current);
-        const model = options.agent.model;
-        return Math.ceil(
-          (estimator.raw(model, { messages: [{ role: "user", content: text }] }) -
-            estimator.raw(model, { messages: [] })) *
-            estimator.factor(model),
-        );
-      },
+      countTokens: (text) => textTokens(backgroundOf(current), options.agent.model, text),
       ...(options.summaryTimeoutMs !== undefined ? { timeoutMs: options.summaryTimeoutMs } : {}),
       // What fits the summarizer's window beside its instructions (about 3 characters a token).
       maxTranscriptChars: (name) => {

@@ -10,6 +10,7 @@ import {
   type SpoolEvent,
   type StreamRef,
 } from "../spec/index.js";
+import { stepStreamId } from "../transcript/thread-streams.js";
 
 /** What recovery found and did for an interrupted run. */
 export interface Recovery {
@@ -166,7 +167,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
         stream,
         tool,
         {
-          step: `${thread}:${last.index}`,
+          step: stepStreamId(thread, last.index),
           actionId,
           attempt: action.attempts + 1,
           parameters: action.dispatched.parameters,
@@ -184,7 +185,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
       interrupted.push(action.id);
       await store.append({
         continuity,
-        stream: { kind: "step", id: `${thread}:${last.index}` },
+        stream: { kind: "step", id: stepStreamId(thread, last.index) },
         type: "action.interrupted",
         data: {
           action_id: action.id,
@@ -207,7 +208,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
 
   await store.append({
     continuity,
-    stream: { kind: "step", id: `${thread}:${last.index}` },
+    stream: { kind: "step", id: stepStreamId(thread, last.index) },
     type: "step.interrupted",
     data: { reason: "a restart cut the model call off; it is not sent again" },
   });
@@ -275,7 +276,7 @@ async function decideRecovered(
     stream: { kind: "thread", id: options.thread },
     type: "loop.decided",
     data: {
-      step: `${options.thread}:${index}`,
+      step: stepStreamId(options.thread, index),
       decision,
       reason: `recovered after a restart: ${decision === "continue" ? "the results go to the model" : "the step had answered"}`,
       results,

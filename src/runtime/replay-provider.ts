@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
+import { requestDigest } from "../continuity/context-compiler.js";
 import type { AssembledMessage } from "../providers/assembled-message.js";
 import { fromMessageData } from "../providers/message-data.js";
 import type { Provider, ProviderRequest, StreamOptions } from "../providers/provider.js";
 import type { ProviderErrorInfo } from "../providers/provider-error.js";
 import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
-import { canonicalJson, type EventData, type SpoolEvent } from "../spec/index.js";
+import type { EventData, SpoolEvent } from "../spec/index.js";
 
 /** A model step's `step.completed` data. */
 type ModelStepCompleted = Extract<EventData<"step.completed">, { kind: "model" }>;
@@ -93,11 +93,6 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
     stream: (request: ProviderRequest, options?: StreamOptions) =>
       play(byDigest, request, options?.signal),
   };
-}
-
-/** The digest `context.compiled` records for a request. */
-export function requestDigest(request: ProviderRequest): string {
-  return createHash("sha256").update(canonicalJson(request)).digest("hex");
 }
 
 async function* play(

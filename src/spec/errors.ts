@@ -85,6 +85,12 @@ export class StoreError extends SpoolError {
 /** Bad command-line input or configuration. */
 export class ConfigError extends SpoolError {}
 
+/** The `code` of anything thrown (a `SpoolError`'s, a Node error's), or `fallback` when it has none. */
+export function errorCodeOf(error: unknown, fallback: string): string {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && code !== "" ? code : fallback;
+}
+
 /** Turns anything thrown into a short, secret-free description. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -4,6 +4,7 @@ export {
   describeError,
   type EventIssue,
   EventValidationError,
+  errorCodeOf,
   SpoolError,
   type SpoolErrorOptions,
   StoreError,

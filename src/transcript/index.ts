@@ -59,6 +59,7 @@ export {
 } from "./thread-boundaries.js";
 export {
   isThreadStream,
+  parseStepStreamId,
   stepStreamId,
   ThreadMembership,
   taskStepId,

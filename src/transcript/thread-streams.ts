@@ -6,6 +6,16 @@ export function stepStreamId(thread: string, index: number): string {
 }
 
 /**
+ * The thread and index of a step stream id: the inverse of `stepStreamId`. `index` is `NaN` when
+ * the id does not end in `:<index>`.
+ */
+export function parseStepStreamId(id: string): { thread: string; index: number } {
+  const cut = id.lastIndexOf(":");
+  if (cut === -1) return { thread: id, index: Number.NaN };
+  return { thread: id.slice(0, cut), index: Number(id.slice(cut + 1)) };
+}
+
+/**
  * The known step a task stream id belongs to (the shortest prefix `${step}:` of it whose step is
  * in `knownSteps`), or `undefined`. Checks one prefix per `:` in the id, so it costs the same
  * however many steps are known.

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { type EventStore, openEventStore } from "../../src/log/index.js";
 import type { StreamPart } from "../../src/providers/stream-part.js";
 import type { NewEvent, SpoolEvent } from "../../src/spec/index.js";
@@ -20,6 +21,33 @@ export async function tempStore(prefix = "spool-transcript-"): Promise<{
     async cleanup() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A temporary store for every test of the calling file: made before each test, closed and
+ * deleted after it. Read `store` and `dir` inside tests (they change from test to test).
+ */
+export function useTempStore(prefix: string): { readonly store: EventStore; readonly dir: string } {
+  let current: Awaited<ReturnType<typeof tempStore>> | undefined;
+  beforeEach(async () => {
+    current = await tempStore(prefix);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  const now = () => {
+    if (!current) throw new Error("useTempStore: the store exists only while a test runs");
+    return current;
+  };
+  return {
+    get store() {
+      return now().store;
+    },
+    get dir() {
+      return now().dir;
     },
   };
 }

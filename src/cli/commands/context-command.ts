@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { EventStore } from "../../log/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
+import { parseStepStreamId } from "../../transcript/thread-streams.js";
 import {
   type CommandContext,
   DB_OPTION,
@@ -167,8 +168,7 @@ export async function contextReport(
       }
     }
   }
-  const threadOf = (event: SpoolEvent) =>
-    event.stream.id.slice(0, event.stream.id.lastIndexOf(":"));
+  const threadOf = (event: SpoolEvent) => parseStepStreamId(event.stream.id).thread;
   const conversation = compiled.filter((event) => !workers.has(threadOf(event)));
   const latest = conversation.at(-1) ?? compiled.at(-1);
   if (!latest) {
@@ -195,7 +195,7 @@ export async function contextReport(
     continuity,
     step: id,
     thread: threadOf(chosen),
-    index: Number(id.slice(id.lastIndexOf(":") + 1)),
+    index: parseStepStreamId(id).index,
     model: models.get(id) ?? null,
     seq: chosen.seq,
     ts: chosen.ts,

@@ -4,6 +4,7 @@ import {
   type ProtocolParser,
 } from "../../protocol/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
+import { parseStepStreamId } from "../../transcript/thread-streams.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { isWorkerThread, looksLikeWorkerThread } from "./thread-rows.js";
 
@@ -321,7 +322,7 @@ export class ConversationView {
 
   /** True for events of a hidden thread or of one of its steps. */
   private isHidden(stream: string): boolean {
-    const thread = stream.slice(0, stream.lastIndexOf(":"));
+    const { thread } = parseStepStreamId(stream);
     if (this.hidden.has(stream) || this.hidden.has(thread)) return true;
     if (this.depths.has(stream) || this.depths.has(thread)) return false;
     return looksLikeWorkerThread(stream) || looksLikeWorkerThread(thread);
@@ -329,8 +330,7 @@ export class ConversationView {
 
   /** Two spaces per level of child thread, for events on a thread or one of its steps. */
   private indentOf(stream: string): string {
-    const depth =
-      this.depths.get(stream) ?? this.depths.get(stream.slice(0, stream.lastIndexOf(":")));
+    const depth = this.depths.get(stream) ?? this.depths.get(parseStepStreamId(stream).thread);
     return INDENT.repeat(depth ?? 0);
   }
 }

@@ -5,6 +5,11 @@ import { contentBlockData } from "./message-events.js";
 const seq = z.number().int().nonnegative();
 const error = z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(20_000) });
 const summarizer = z.string().min(1).max(200);
+const attempt = z.number().int().min(1);
+/** Why a summary was made: pre-computed in the background, at a handoff, or brought up to date. */
+const summaryMode = z.enum(["precompute", "handoff", "update"]);
+/** Which hook, on which hook event: the fields every hook event starts with. */
+const hookRef = { hook: identifier, event: z.string().min(1).max(100) };
 
 /** A contiguous range of a thread's events (by seq) that a summary or a bundle covers. */
 export const seqRange = z.strictObject({ thread: identifier, from_seq: seq, to_seq: seq });
@@ -94,8 +99,7 @@ export const contextEvents = {
     criticality: "critical",
     streams: ["thread", "worker"],
     schema: z.strictObject({
-      hook: identifier,
-      event: z.string().min(1).max(100),
+      ...hookRef,
       layer: z.number().int().min(1).max(2),
       item_type: z.enum(["directive", "tool"]),
       item_id: z.string().min(1).max(200),
@@ -107,8 +111,7 @@ export const contextEvents = {
     criticality: "critical",
     streams: ["thread", "worker"],
     schema: z.strictObject({
-      hook: identifier,
-      event: z.string().min(1).max(100),
+      ...hookRef,
       outcome: z.string().min(1).max(200),
       detail: z.string().max(20_000).optional(),
     }),
@@ -118,8 +121,7 @@ export const contextEvents = {
     criticality: "critical",
     streams: ["thread", "worker"],
     schema: z.strictObject({
-      hook: identifier,
-      event: z.string().min(1).max(100),
+      ...hookRef,
       error,
     }),
   }),
@@ -131,9 +133,9 @@ export const contextEvents = {
     schema: z.strictObject({
       thread: identifier,
       summarizer,
-      mode: z.enum(["precompute", "handoff", "update"]),
+      mode: summaryMode,
       covers: seqRange,
-      attempt: z.number().int().min(1),
+      attempt,
       /** The summary this one brings up to date (`update`). */
       previous: identifier.optional(),
     }),
@@ -147,7 +149,7 @@ export const contextEvents = {
       id: identifier,
       thread: identifier,
       summarizer,
-      mode: z.enum(["precompute", "handoff", "update"]),
+      mode: summaryMode,
       covers: seqRange,
       text: z.string().min(1).max(1_000_000),
       tokens: z.number().int().nonnegative(),
@@ -165,8 +167,8 @@ export const contextEvents = {
     schema: z.strictObject({
       thread: identifier,
       summarizer,
-      mode: z.enum(["precompute", "handoff", "update"]),
-      attempt: z.number().int().min(1),
+      mode: summaryMode,
+      attempt,
       reason: z.enum(["error", "timeout", "empty", "cancelled"]),
       error,
     }),
@@ -183,7 +185,7 @@ export const contextEvents = {
       max_tokens: z.number().int().positive(),
       pressure_ratio: z.number().nonnegative(),
       summarizer,
-      attempt: z.number().int().min(1),
+      attempt,
     }),
   }),
   "handoff.deferred": defineEvent({
@@ -193,7 +195,7 @@ export const contextEvents = {
     streams: ["thread"],
     schema: z.strictObject({
       continuation: identifier,
-      attempt: z.number().int().min(1),
+      attempt,
       /** The thread step at or after which the handoff is tried again. */
       retry_at_step: z.number().int().nonnegative(),
       reason: z.string().min(1).max(2000),
