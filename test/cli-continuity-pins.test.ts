@@ -69,7 +69,7 @@ describe("spool pin, unpin and pins", () => {
     expect([...state.pinned.keys()]).toEqual([pinId("Answer in French")]);
   });
 
-  it("refuses empty text, and a temp.store without a chat", async () => {
+  it("refuses empty text, and a store without a chat", async () => {
     await buildHandoffLog(temp.store, { answer: false });
     expect((await spool(["pin"])).code).toBe(2);
     expect((await spool(["pin", "--continuity", "nope", "x"])).code).toBe(1);
