@@ -179,10 +179,15 @@ export async function loadContinuityState(
 }
 
 /**
- * True for a thread that runs beside the foreground (a summarizer, a hook's directive): its
- * model calls calibrate an estimator of their own, so the foreground's estimates (and the
- * contexts they choose) do not depend on when background work finished.
+ * True for a thread that runs beside the foreground (a summarizer, a hook's directive), from its
+ * id alone: `<thread>@summary<n>` or `<thread>@hook<n>`, where `<thread>` is not a step (an
+ * `agent` child is `<thread>:<step>@<action>`, whatever its action id). Such threads calibrate a
+ * token estimator of their own, so the foreground's estimates (and the contexts they choose) do
+ * not depend on when background work finished; views leave them out of the conversation.
  */
 export function isBackgroundThread(thread: string): boolean {
-  return /@(summary|hook)\d+$/.test(thread);
+  const at = thread.lastIndexOf("@");
+  return (
+    at > 0 && /^(summary|hook)\d+$/.test(thread.slice(at + 1)) && !/:\d+$/.test(thread.slice(0, at))
+  );
 }

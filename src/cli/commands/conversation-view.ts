@@ -3,10 +3,11 @@ import {
   type ProtocolEvent,
   type ProtocolParser,
 } from "../../protocol/index.js";
+import { isBackgroundThread } from "../../runtime/continuity-state.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 import { parseStepStreamId } from "../../transcript/thread-streams.js";
 import { oneLine, type Style, truncate } from "../format.js";
-import { isWorkerThread, looksLikeWorkerThread } from "./thread-rows.js";
+import { isWorkerThread } from "./thread-rows.js";
 
 /** Options of `ConversationView`. */
 export interface ConversationViewOptions {
@@ -325,7 +326,8 @@ export class ConversationView {
     const { thread } = parseStepStreamId(stream);
     if (this.hidden.has(stream) || this.hidden.has(thread)) return true;
     if (this.depths.has(stream) || this.depths.has(thread)) return false;
-    return looksLikeWorkerThread(stream) || looksLikeWorkerThread(thread);
+    // A thread whose `thread.started` this view did not see (it starts mid-log): by its id.
+    return isBackgroundThread(stream) || isBackgroundThread(thread);
   }
 
   /** Two spaces per level of child thread, for events on a thread or one of its steps. */

@@ -204,16 +204,6 @@ export function isWorkerThread(
   return parent != null && id === `${parent.thread}@${parent.action}`;
 }
 
-/**
- * True when a thread id has the shape of a summarizer or hook thread (`<thread>@summary<n>`,
- * `<thread>@hook<n>`, where `<thread>` is not a step): for a thread whose `thread.started` was
- * not seen (a view that starts mid-log).
- */
-export function looksLikeWorkerThread(id: string): boolean {
-  const at = id.lastIndexOf("@");
-  return at > 0 && /^(summary|hook)\d+$/.test(id.slice(at + 1)) && !/:\d+$/.test(id.slice(0, at));
-}
-
 const ULID = /[0-9A-HJKMNP-TV-Z]{26}/g;
 
 /**
