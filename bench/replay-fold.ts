@@ -1,7 +1,7 @@
 import type { EventStore } from "../src/log/event-store.js";
 import type { AnyNewEvent } from "../src/spec/index.js";
 import { perSecond } from "./stats.js";
-import { DATA_TEXT, replayProjection, tokenDelta, turnAdded } from "./workload.js";
+import { DATA_TEXT, replayProjection, STEPS, tokenDelta, turnAdded } from "./workload.js";
 
 /** Events per `appendBatch` call while filling the replay log. */
 const FILL_BATCH = 5_000;
@@ -19,7 +19,7 @@ export async function fillReplayLog(store: EventStore, n: number): Promise<numbe
     for (let i = first; i < Math.min(n, first + FILL_BATCH); i++) {
       const continuity = `c${i % CONTINUITIES}`;
       batch.push(
-        i % 2 ? tokenDelta(continuity, i, DATA_TEXT) : turnAdded(continuity, i, DATA_TEXT),
+        i % 2 ? tokenDelta(continuity, i, DATA_TEXT, STEPS) : turnAdded(continuity, i, DATA_TEXT),
       );
     }
     await store.appendBatch(batch);

@@ -36,19 +36,26 @@ export function turnAdded(continuity: string, i: number, textLength = ROW_TEXT):
   };
 }
 
-/** Steps a droppable workload interleaves, so adjacent deltas never share a stream. */
+/** Steps the interleaved droppable workload spreads its deltas over. */
 export const STEPS = 8;
 
 /**
- * A droppable `token.delta` of step `i % STEPS`. Adjacent deltas go to different steps, so none
- * coalesce and every delta becomes one stored row, like the rows of the raw ceiling.
+ * A droppable `token.delta` of step `i % steps`, in block `i % 2`. Adjacent deltas never share a
+ * block, so none coalesce and every delta becomes one stored row, like the rows of the raw
+ * ceiling. With one step they are a model stream of two interleaved blocks (as reasoning and
+ * text interleave); with several, steps streaming at once, each event in another step.
  */
-export function tokenDelta(continuity: string, i: number, textLength = ROW_TEXT): AnyNewEvent {
+export function tokenDelta(
+  continuity: string,
+  i: number,
+  textLength = ROW_TEXT,
+  steps = 1,
+): AnyNewEvent {
   return {
     continuity,
     type: "token.delta",
-    stream: { kind: "step", id: `step-${i % STEPS}` },
-    data: { block: "b0", text: text(textLength, i) },
+    stream: { kind: "step", id: `step-${i % steps}` },
+    data: { block: `b${i % 2}`, text: text(textLength, i) },
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { monotonicFactory } from "ulid";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import type { LogBackend, PendingEvent } from "../src/log/log-backend.js";
+import type { LogBackend } from "../src/log/log-backend.js";
 import { ARTIFACT_CHUNK_BYTES } from "../src/log/postgres/postgres-artifacts.js";
 import {
   openPostgresBackend,
@@ -11,10 +11,10 @@ import {
 import { redactUrl } from "../src/log/postgres/postgres-errors.js";
 import {
   canonicalEvent,
-  canonicalJson,
   chainHash,
   GENESIS_HASH,
   type NewEvent,
+  type PreparedEvent,
   prepareEvent,
   type SpoolEvent,
   StoreError,
@@ -61,17 +61,15 @@ async function connect(url: string): Promise<pg.Client> {
   return client;
 }
 
-function pending(input: NewEvent): PendingEvent {
-  const event = prepareEvent(input, defaults);
-  const dataJson = canonicalJson(event.data);
-  return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
+function pending(input: NewEvent): PreparedEvent {
+  return prepareEvent(input, defaults);
 }
 
-function turn(continuity: string, text: string): PendingEvent {
+function turn(continuity: string, text: string): PreparedEvent {
   return pending({ continuity, type: "turn.added", actor: "ana", origin: "cli", data: { text } });
 }
 
-function threadStarted(continuity: string, thread: string): PendingEvent {
+function threadStarted(continuity: string, thread: string): PreparedEvent {
   return pending({
     continuity,
     type: "thread.started",

@@ -5,9 +5,14 @@ import Database from "better-sqlite3";
 import { describe } from "vitest";
 import { createEventStore, openSqliteBackend } from "../src/log/index.js";
 import { eventStoreContract } from "./contract/event-store-contract.js";
+import type { HarnessFactory } from "./contract/harness.js";
 
-describe("SQLite event store", () => {
-  eventStoreContract(async () => {
+/**
+ * The contract on a SQLite store; `threadMinEvents` 0 sends every write to the writer thread,
+ * where by default only large ones go.
+ */
+function sqliteHarness(threadMinEvents?: number): HarnessFactory {
+  return async () => {
     const dir = mkdtempSync(join(tmpdir(), "spool-sqlite-"));
     const raw = (action: (db: Database.Database) => void) => {
       const db = new Database(join(dir, "spool.db"));
@@ -22,7 +27,12 @@ describe("SQLite event store", () => {
       // A ten-minute poll: live delivery between connections must come from the WAL file watch.
       open: async (options) =>
         createEventStore(
-          openSqliteBackend({ path: dir, durability: "fast", pollIntervalMs: 600_000 }),
+          openSqliteBackend({
+            path: dir,
+            durability: "fast",
+            pollIntervalMs: 600_000,
+            threadMinEvents,
+          }),
           options,
         ),
       tamper: async (seq, dataJson) =>
@@ -33,5 +43,13 @@ describe("SQLite event store", () => {
         ),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
     };
-  });
+  };
+}
+
+describe("SQLite event store", () => {
+  eventStoreContract(sqliteHarness());
+});
+
+describe("SQLite event store, every write on the writer thread", () => {
+  eventStoreContract(sqliteHarness(0));
 });

@@ -1,25 +1,24 @@
-import {
-  canonicalEvent,
-  canonicalJson,
-  eventSpec,
-  type PreparedEvent,
-  type SpoolEvent,
-} from "../spec/index.js";
-import type { PendingEvent } from "./log-backend.js";
+import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
 
-/** One event waiting to be written, and everyone waiting for it. */
-interface QueuedEvent {
-  /** Canonical form is computed when the event is taken for writing, after any coalescing. */
-  event: PreparedEvent;
-  settle: Array<{ resolve: (event: SpoolEvent) => void; reject: (error: unknown) => void }>;
+/** Who waits for an append: `T` is one stored event, or a batch's stored events. */
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
 }
 
-/** Events appended together; written in one transaction, never split. */
+/**
+ * Events appended together; written in one transaction, never split. A batch has one waiter for
+ * all its events; a single append has its own, and one more per append coalesced into its event.
+ */
 interface QueuedGroup {
-  events: QueuedEvent[];
+  /** Canonical forms are computed by the backend as it writes, after any coalescing. */
+  events: PreparedEvent[];
   critical: boolean;
   /** A lone droppable event that later droppable appends may merge into. */
   open: boolean;
+  batch?: Waiter<SpoolEvent[]>;
+  single?: Waiter<SpoolEvent>;
+  coalesced?: Array<Waiter<SpoolEvent>>;
 }
 
 /** Tuning of group commit. */
@@ -28,6 +27,11 @@ export interface AppendQueueOptions {
   droppableDelayMs: number;
   /** Most events written in one transaction; a larger atomic batch is still written whole (default 5,000). */
   maxBatch: number;
+  /**
+   * Most writes in flight at once (default 1). With more, the next batch is handed over while the
+   * last is still being stored; `write` must then store and settle them in call order.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -37,7 +41,7 @@ export interface AppendQueueOptions {
  * Order of writes is exactly the order of `enqueue` calls.
  */
 export class AppendQueue {
-  readonly #write: (batch: readonly PendingEvent[]) => Promise<SpoolEvent[]>;
+  readonly #write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>;
   readonly #options: AppendQueueOptions;
   /** Pending groups are `#groups[#head…]`: taking from the front must not shift the array. */
   #groups: (QueuedGroup | undefined)[] = [];
@@ -45,12 +49,14 @@ export class AppendQueue {
   /** Pending groups holding a critical event: they make the next write urgent. */
   #critical = 0;
   #queued = 0;
-  #writing: Promise<void> | undefined;
+  #inFlight = 0;
+  /** Woken whenever a write ends. */
+  #writeEnded: Array<() => void> = [];
   #immediate: NodeJS.Immediate | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    write: (batch: readonly PendingEvent[]) => Promise<SpoolEvent[]>,
+    write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>,
     options: AppendQueueOptions,
   ) {
     this.#write = write;
@@ -65,26 +71,21 @@ export class AppendQueue {
       if (merged !== undefined) return merged;
     }
     return new Promise((resolve, reject) => {
-      const group: QueuedGroup = {
-        events: [{ event, settle: [{ resolve, reject }] }],
+      this.#push({
+        events: [event],
         critical: !droppable,
         open: droppable && eventSpec(event.type)?.coalesce !== undefined,
-      };
-      this.#push(group);
+        single: { resolve, reject },
+      });
     });
   }
 
   /** Queues validated events as one atomic group; resolves with them as stored. */
   enqueue(events: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
-    const group: QueuedGroup = { events: [], critical: false, open: false };
-    const done = events.map((event) => {
-      const queued: QueuedEvent = { event, settle: [] };
-      group.events.push(queued);
-      if (event.criticality === "critical") group.critical = true;
-      return new Promise<SpoolEvent>((resolve, reject) => queued.settle.push({ resolve, reject }));
+    const critical = events.some((event) => event.criticality === "critical");
+    return new Promise((resolve, reject) => {
+      this.#push({ events: [...events], critical, open: false, batch: { resolve, reject } });
     });
-    this.#push(group);
-    return Promise.all(done);
   }
 
   #push(group: QueuedGroup): void {
@@ -96,17 +97,24 @@ export class AppendQueue {
 
   /** Writes everything queued, droppable events included, and waits for it. */
   async drain(): Promise<void> {
-    while (this.#pending > 0 || this.#writing !== undefined) {
-      if (this.#writing !== undefined) await this.#writing;
-      else this.#startWriting();
+    while (this.#pending > 0 || this.#inFlight > 0) {
+      if (this.#pending > 0 && this.#inFlight < this.#maxInFlight) this.#startWriting();
+      else await new Promise<void>((resolve) => this.#writeEnded.push(resolve));
     }
+  }
+
+  get #maxInFlight(): number {
+    return this.#options.maxInFlight ?? 1;
+  }
+
+  get #urgent(): boolean {
+    return this.#critical > 0 || this.#queued >= this.#options.maxBatch;
   }
 
   #coalesce(event: PreparedEvent): Promise<SpoolEvent> | undefined {
     const last = this.#pending > 0 ? this.#groups.at(-1) : undefined;
-    const target = last?.open ? last.events[0] : undefined;
-    if (!target) return undefined;
-    const previous = target.event;
+    if (!last?.open) return undefined;
+    const previous = last.events[0]!;
     if (
       previous.type !== event.type ||
       previous.continuity !== event.continuity ||
@@ -119,12 +127,15 @@ export class AppendQueue {
     }
     const data = eventSpec(event.type)?.coalesce?.(previous.data, event.data);
     if (data === undefined) return undefined;
-    target.event = { ...previous, data };
-    return new Promise((resolve, reject) => target.settle.push({ resolve, reject }));
+    last.events[0] = { ...previous, data };
+    return new Promise((resolve, reject) => {
+      last.coalesced ??= [];
+      last.coalesced.push({ resolve, reject });
+    });
   }
 
   #schedule(urgent: boolean): void {
-    if (this.#writing !== undefined) return; // the loop picks it up when the current write ends
+    if (this.#inFlight >= this.#maxInFlight) return; // picked up when a write ends
     if (urgent) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
@@ -140,58 +151,91 @@ export class AppendQueue {
     }
   }
 
+  /**
+   * Hands the pending groups to `write`, a transaction at a time, while fewer than `maxInFlight`
+   * writes are in flight. After the first it goes on only while something urgent waits: lone
+   * droppable events wait for their timer.
+   */
   #startWriting(): void {
-    if (this.#writing !== undefined || this.#pending === 0) return;
-    this.#writing = this.#writeLoop().finally(() => {
-      this.#writing = undefined;
-      if (this.#pending > 0) this.#schedule(this.#critical > 0);
-    });
-  }
-
-  async #writeLoop(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    let taken = this.#take();
-    while (taken.length > 0) {
-      const batch = taken.map((queued) => toPending(queued.event));
+    let first = true;
+    while (this.#pending > 0 && this.#inFlight < this.#maxInFlight && (first || this.#urgent)) {
+      first = false;
+      const taken = this.#take();
+      const batch = taken.length === 1 ? taken[0]!.events : taken.flatMap((group) => group.events);
+      this.#inFlight += 1;
+      let written: Promise<SpoolEvent[]>;
       try {
-        const stored = await this.#write(batch);
-        taken.forEach((queued, index) => {
-          for (const { resolve } of queued.settle) resolve(stored[index]!);
-        });
+        written = this.#write(batch);
       } catch (error) {
-        for (const queued of taken) for (const { reject } of queued.settle) reject(error);
+        written = Promise.reject(error);
       }
-      // Keep going only while something urgent waits; lone droppables wait for their timer.
-      taken = this.#critical > 0 || this.#queued >= this.#options.maxBatch ? this.#take() : [];
+      written.then(
+        (stored) => this.#ended(taken, stored),
+        (error) => this.#ended(taken, undefined, error),
+      );
     }
+  }
+
+  #ended(groups: readonly QueuedGroup[], stored: SpoolEvent[] | undefined, error?: unknown): void {
+    this.#inFlight -= 1;
+    if (stored) settle(groups, stored);
+    else {
+      for (const group of groups) {
+        group.batch?.reject(error);
+        group.single?.reject(error);
+        for (const waiter of group.coalesced ?? []) waiter.reject(error);
+      }
+    }
+    for (const wake of this.#writeEnded.splice(0)) wake();
+    if (this.#pending === 0) return;
+    // Whatever is urgent goes on at once; lone droppables get their timer again.
+    if (this.#urgent) this.#startWriting();
+    else this.#schedule(false);
   }
 
   get #pending(): number {
     return this.#groups.length - this.#head;
   }
 
-  #take(): QueuedEvent[] {
-    const taken: QueuedEvent[] = [];
+  /** The groups of the next transaction: whole groups, up to `maxBatch` events unless one is larger. */
+  #take(): QueuedGroup[] {
+    const taken: QueuedGroup[] = [];
+    let events = 0;
     while (this.#pending > 0) {
       const group = this.#groups[this.#head]!;
-      if (taken.length > 0 && taken.length + group.events.length > this.#options.maxBatch) break;
+      if (events > 0 && events + group.events.length > this.#options.maxBatch) break;
       this.#groups[this.#head] = undefined;
       this.#head += 1;
       if (group.critical) this.#critical -= 1;
       group.open = false;
-      for (const queued of group.events) taken.push(queued);
+      taken.push(group);
+      events += group.events.length;
     }
     if (this.#head > 1024 && this.#head * 2 > this.#groups.length) {
       this.#groups = this.#groups.slice(this.#head);
       this.#head = 0;
     }
-    this.#queued -= taken.length;
+    this.#queued -= events;
     return taken;
   }
 }
 
-function toPending(event: PreparedEvent): PendingEvent {
-  const dataJson = canonicalJson(event.data);
-  return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
+/** Resolves every waiter of `groups` with its events out of `stored`, the write's result in order. */
+function settle(groups: readonly QueuedGroup[], stored: readonly SpoolEvent[]): void {
+  let offset = 0;
+  for (const group of groups) {
+    const count = group.events.length;
+    if (group.batch)
+      group.batch.resolve(
+        count === stored.length ? (stored as SpoolEvent[]) : stored.slice(offset, offset + count),
+      );
+    if (group.single) {
+      const event = stored[offset]!;
+      group.single.resolve(event);
+      for (const waiter of group.coalesced ?? []) waiter.resolve(event);
+    }
+    offset += count;
+  }
 }

@@ -1,4 +1,9 @@
-import type { PreparedEvent, SpoolEvent } from "../spec/index.js";
+import {
+  canonicalEvent,
+  canonicalJson,
+  type PreparedEvent,
+  type SpoolEvent,
+} from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { ContinuityHead, EventQuery } from "./event-store.js";
 
@@ -9,6 +14,15 @@ export interface PendingEvent {
   dataJson: string;
   /** `canonicalEvent(event, dataJson)`: what the chain hash covers. */
   canonical: string;
+}
+
+/**
+ * The canonical texts of `event`. Backends compute them as they link a batch, so a write can
+ * hash one chunk while the engine stores the one before it.
+ */
+export function pendingEvent(event: PreparedEvent): PendingEvent {
+  const dataJson = canonicalJson(event.data);
+  return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
 }
 
 /** One page of a read: events in seq order and the head the read saw. */
@@ -27,10 +41,15 @@ export interface LogBackend {
   readonly location: string;
   readonly artifacts: ArtifactStore;
   /**
+   * How many `write` calls may be in flight at once (default 1). More than one only where the
+   * backend stores and resolves them in call order, whatever their timing.
+   */
+  readonly maxWritesInFlight?: number;
+  /**
    * Writes events atomically and in order in one transaction: assigns seqs (commit order equals
    * seq order), links each continuity's hash chain, and resolves once committed durably.
    */
-  write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]>;
+  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]>;
   /** Up to `limit` events matching `query` with `after < seq ≤ min(until, head)`, in seq order. */
   readPage(query: EventQuery, after: number, limit: number): Promise<EventPage>;
   head(): Promise<number>;

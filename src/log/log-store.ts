@@ -67,7 +67,11 @@ class LogStore implements EventStore {
         if (last) this.#signal.advance(last.seq);
         return stored;
       },
-      { droppableDelayMs: options.droppableDelayMs ?? 50, maxBatch: options.maxBatch ?? 5000 },
+      {
+        droppableDelayMs: options.droppableDelayMs ?? 50,
+        maxBatch: options.maxBatch ?? 5000,
+        maxInFlight: backend.maxWritesInFlight ?? 1,
+      },
     );
   }
 
@@ -76,7 +80,13 @@ class LogStore implements EventStore {
   }
 
   append(event: NewEvent): Promise<SpoolEvent> {
-    return this.#submit(() => this.#queue.enqueueOne(prepareEvent(event, this.#defaults)));
+    // Not through #submit: this runs for every streamed delta, and a closure per call shows.
+    if (this.#closed) return Promise.reject(closedError());
+    try {
+      return this.#queue.enqueueOne(prepareEvent(event, this.#defaults));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {

@@ -42,8 +42,7 @@ export interface SpoolEvent<Data = unknown> {
   hash: string;
 }
 
-/** The hash a continuity's chain starts from. */
-export const GENESIS_HASH = "0".repeat(64);
+export { GENESIS_HASH } from "./chain-link.js";
 
 /** What a caller hands to `append`; the store fills in `seq`, `hash`, and defaults. */
 export interface NewEvent<Data = unknown> {
@@ -62,3 +61,23 @@ export interface NewEvent<Data = unknown> {
 
 /** An event validated against the catalog, not yet positioned in the log (no `seq`, no `hash`). */
 export type PreparedEvent = Omit<SpoolEvent, "seq" | "hash">;
+
+/**
+ * `event` as stored at `seq` with chain hash `hash`. Written out field by field rather than
+ * spread: a store builds one per appended event, and the literal is several times faster.
+ */
+export function storedEvent(event: PreparedEvent, seq: number, hash: string): SpoolEvent {
+  return {
+    seq,
+    id: event.id,
+    continuity: event.continuity,
+    stream: event.stream,
+    type: event.type,
+    ts: event.ts,
+    actor: event.actor,
+    origin: event.origin,
+    criticality: event.criticality,
+    data: event.data,
+    hash,
+  };
+}

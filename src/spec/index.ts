@@ -19,6 +19,7 @@ export {
   STREAM_KINDS,
   type StreamKind,
   type StreamRef,
+  storedEvent,
 } from "./event.js";
 export {
   type AnyNewEvent,

@@ -68,6 +68,17 @@ export async function bundleScript(script: string): Promise<BundledScript> {
       },
       logLevel: "error",
     });
+    // The SQLite writer thread's script, where the bundled store looks for it: beside the bundle.
+    await build({
+      entryPoints: [join(root, "src/log/sqlite/sqlite-writer-thread.js")],
+      outfile: join(out, "sqlite-writer-thread.js"),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      external: ["better-sqlite3"],
+      logLevel: "error",
+    });
     return {
       args: [join(out, "script.mjs")],
       remove: () => rmSync(out, { recursive: true, force: true }),

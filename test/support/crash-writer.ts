@@ -1,8 +1,8 @@
 /**
  * Appends to a store at full speed until killed, printing `ack <seq> <id> <hash>` for every event
  * whose append has resolved. Four writers run at once: single critical appends, atomic batches
- * (every fourth of 250 events), droppable deltas followed by a critical
- * event, and artifacts referenced by events.
+ * (every fourth of 300 events, which goes to the SQLite writer thread), droppable deltas followed
+ * by a critical event, and artifacts referenced by events.
  * Args: <db> <run>.
  */
 import { openEventStore } from "../../src/log/open-store.js";
@@ -31,7 +31,7 @@ async function singles() {
 }
 async function batches() {
   for (let i = 0; ; i++) {
-    const size = i % 4 === 3 ? 250 : 5;
+    const size = i % 4 === 3 ? 300 : 5;
     ack(await store.appendBatch(Array.from({ length: size }, (_, k) => turn(`batch ${i}.${k}`))));
   }
 }

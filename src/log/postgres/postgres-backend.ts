@@ -1,7 +1,7 @@
 import type pg from "pg";
-import { ConfigError, type SpoolEvent, StoreError } from "../../spec/index.js";
+import { ConfigError, type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
+import type { EventPage, LogBackend } from "../log-backend.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
 import { checkPostgresUrl, closedError, postgresError, redactUrl } from "./postgres-errors.js";
 import { PostgresEventSql } from "./postgres-events.js";
@@ -125,11 +125,15 @@ class PostgresBackend implements LogBackend {
     });
   }
 
-  write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
+  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
     return this.#run(() =>
       batch.length === 0
         ? Promise.resolve([])
-        : inTransaction(this.#pool, (client) => this.#sql.write(client, batch), this.#beginWrite),
+        : inTransaction(
+            this.#pool,
+            (client, opened) => this.#sql.write(client, batch, opened.at(-1)!),
+            `${this.#beginWrite}; ${this.#sql.advanceSql(batch.length)}`,
+          ),
     );
   }
 

@@ -1,53 +1,99 @@
-import { chainHash, GENESIS_HASH, type SpoolEvent } from "../../spec/index.js";
-import type { PendingEvent } from "../log-backend.js";
+import { createRequire } from "node:module";
+import {
+  chainHash,
+  GENESIS_HASH,
+  type PreparedEvent,
+  type SpoolEvent,
+  storedEvent,
+} from "../../spec/index.js";
+import { pendingEvent } from "../log-backend.js";
 
-/** A batch positioned at its seqs and linked into its continuities' chains, as column arrays. */
-export interface LinkedBatch {
-  /** The events as `write` returns them. */
-  stored: SpoolEvent[];
-  /** One array per `spool_events` column, in column order, ready for `unnest`. */
-  eventColumns: unknown[][];
-  /** One array per `spool_continuities` column: each touched continuity's change. */
-  continuityColumns: unknown[][];
+/**
+ * pg's own conversion of a parameter to its text form (an array becomes an array literal). Called
+ * here, while the server still inserts the chunk before, rather than by pg as it sends this one.
+ */
+const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
+  prepareValue(value: unknown): unknown;
+};
+
+/** A continuity's change within one batch. */
+interface Touched {
+  events: number;
+  firstSeq: number;
+  createdAt: string;
+  /** The continuity's newest event in the batch so far: its new head. */
+  last: SpoolEvent;
 }
 
 /**
- * Gives `batch` the seqs `first, first + 1, …` and links each event onto its continuity's chain:
- * onto `heads` (the committed head hash per continuity) for the first event of a continuity, onto
- * the event before it in the batch for the rest. Pure; `write` runs it under the head row lock,
- * so `heads` cannot change underneath it.
+ * Positions a batch at its seqs and links each event into its continuity's chain, a chunk at a
+ * time, so the caller can send one chunk to the server while it links the next.
+ *
+ * Each continuity's first event links onto `heads` (the committed head hash per continuity), the
+ * rest onto the event before them in the batch. Pure; `write` runs it under the head row lock, so
+ * `heads` cannot change underneath it.
  */
-export function linkBatch(
-  batch: readonly PendingEvent[],
-  first: number,
-  heads: ReadonlyMap<string, string>,
-): LinkedBatch {
-  const chain = new Map(heads);
-  const stored: SpoolEvent[] = [];
-  const eventColumns: unknown[][] = Array.from({ length: 12 }, () => []);
-  const touched = new Map<
-    string,
-    { events: number; firstSeq: number; createdAt: string; last: number }
-  >();
-  batch.forEach(({ event, dataJson, canonical }, index) => {
-    const seq = first + index;
-    const hash = chainHash(chain.get(event.continuity) ?? GENESIS_HASH, canonical);
-    chain.set(event.continuity, hash);
-    stored.push({ seq, ...event, stream: { ...event.stream }, hash });
-    const { id, continuity, stream, type, ts, actor, origin, criticality } = event;
-    const row = [seq, id, continuity, stream.kind, stream.id, type, ts, actor, origin, criticality];
-    row.push(dataJson, hash);
-    for (const [column, value] of row.entries()) eventColumns[column]!.push(value);
-    const seen = touched.get(continuity);
-    if (seen) Object.assign(seen, { events: seen.events + 1, last: index });
-    else touched.set(continuity, { events: 1, firstSeq: seq, createdAt: ts, last: index });
-  });
-  const continuityColumns: unknown[][] = Array.from({ length: 7 }, () => []);
-  for (const [continuity, { events, firstSeq, createdAt, last: index }] of touched) {
-    // The continuity's last event in this batch is its new head.
-    const last = stored[index]!;
-    const row = [continuity, events, firstSeq, last.seq, createdAt, last.ts, last.hash];
-    for (const [column, value] of row.entries()) continuityColumns[column]!.push(value);
+export class BatchLinker {
+  /** The events as `write` returns them, in batch order. */
+  readonly stored: SpoolEvent[] = [];
+  readonly #chain: Map<string, string>;
+  readonly #touched = new Map<string, Touched>();
+  #next: number;
+
+  /** `first` is the seq of the batch's first event. */
+  constructor(first: number, heads: ReadonlyMap<string, string>) {
+    this.#next = first;
+    this.#chain = new Map(heads);
   }
-  return { stored, eventColumns, continuityColumns };
+
+  /**
+   * Links the next `chunk` of the batch; returns the `spool_events` columns for `unnest`, each an
+   * array already in its text form.
+   */
+  link(chunk: readonly PreparedEvent[]): unknown[] {
+    const columns: unknown[][] = Array.from({ length: 12 }, () => new Array(chunk.length));
+    for (let index = 0; index < chunk.length; index++) {
+      const { event, dataJson, canonical } = pendingEvent(chunk[index]!);
+      const seq = this.#next++;
+      const hash = chainHash(this.#chain.get(event.continuity) ?? GENESIS_HASH, canonical);
+      this.#chain.set(event.continuity, hash);
+      const stored = storedEvent(event, seq, hash);
+      this.stored.push(stored);
+      columns[0]![index] = seq;
+      columns[1]![index] = event.id;
+      columns[2]![index] = event.continuity;
+      columns[3]![index] = event.stream.kind;
+      columns[4]![index] = event.stream.id;
+      columns[5]![index] = event.type;
+      columns[6]![index] = event.ts;
+      columns[7]![index] = event.actor;
+      columns[8]![index] = event.origin;
+      columns[9]![index] = event.criticality;
+      columns[10]![index] = dataJson;
+      columns[11]![index] = hash;
+      const seen = this.#touched.get(event.continuity);
+      if (seen) {
+        seen.events += 1;
+        seen.last = stored;
+      } else {
+        this.#touched.set(event.continuity, {
+          events: 1,
+          firstSeq: seq,
+          createdAt: event.ts,
+          last: stored,
+        });
+      }
+    }
+    return columns.map(prepareValue);
+  }
+
+  /** One array per `spool_continuities` column: each touched continuity's change so far. */
+  continuityColumns(): unknown[][] {
+    const columns: unknown[][] = Array.from({ length: 7 }, () => []);
+    for (const [continuity, { events, firstSeq, createdAt, last }] of this.#touched) {
+      const row = [continuity, events, firstSeq, last.seq, createdAt, last.ts, last.hash];
+      for (let column = 0; column < 7; column++) columns[column]!.push(row[column]);
+    }
+    return columns;
+  }
 }

@@ -1,18 +1,28 @@
 import type pg from "pg";
 import {
   type Criticality,
+  type PreparedEvent,
   type SpoolEvent,
   StoreError,
   type StreamKind,
 } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import type { EventPage, PendingEvent } from "../log-backend.js";
+import type { EventPage } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
-import { linkBatch } from "./postgres-batch.js";
+import { BatchLinker } from "./postgres-batch.js";
 import type { PostgresTables } from "./postgres-schema.js";
 
 /** The channel every writer notifies with its new head after each commit. */
 export const NOTIFY_CHANNEL = "spool_log";
+
+/**
+ * Events in the first INSERT statement of a write; each next chunk is twice as large, up to
+ * `LARGEST_CHUNK`. A batch is sent in chunks so that hashing here and inserting on the server
+ * overlap: a small first chunk sets the server to work early, larger later ones leave it less
+ * idle between statements while this process is busy with other work.
+ */
+const FIRST_CHUNK = 250;
+const LARGEST_CHUNK = 1_000;
 
 const EVENT_COLUMNS =
   "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
@@ -49,13 +59,33 @@ interface ContinuityRow {
 export class PostgresEventSql {
   readonly #t: PostgresTables;
   readonly #readShapes = new Map<string, string>();
+  /** Inserts one chunk of a batch's events. */
+  readonly #insertChunk: string;
+  /** Inserts a batch's last chunk, moves the continuity heads and notifies, in one statement. */
+  readonly #insertLast: string;
 
   constructor(tables: PostgresTables) {
     this.#t = tables;
+    const t = tables;
+    const events = `INSERT INTO ${t.events} (${EVENT_COLUMNS})
+      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                           $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`;
+    this.#insertChunk = events;
+    this.#insertLast = `WITH inserted AS (${events}), heads AS (
+        INSERT INTO ${t.continuities} AS c (continuity, events, first_seq, last_seq, created_at, last_at, head_hash)
+        SELECT * FROM unnest($13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[])
+        ON CONFLICT (continuity) DO UPDATE SET
+          events = c.events + excluded.events,
+          last_seq = excluded.last_seq,
+          last_at = excluded.last_at,
+          head_hash = excluded.head_hash
+      )
+      SELECT pg_notify($20, $21)`;
   }
 
   /**
-   * Writes `batch` on `client`, which must be inside a transaction the caller commits.
+   * Writes `batch` on `client`, which must be inside a transaction the caller commits and opened
+   * with `advanceSql(batch.length)`, whose result is `advanced`.
    *
    * The head row is updated first: its row lock makes every other writer (in any process) wait
    * until this transaction ends, so seqs are assigned in commit order and a reader that has seen
@@ -63,52 +93,62 @@ export class PostgresEventSql {
    * so seqs have no holes. The continuity heads are read only after that lock is held, so they
    * include every earlier commit.
    */
-  async write(client: pg.ClientBase, batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
+  async write(
+    client: pg.ClientBase,
+    batch: readonly PreparedEvent[],
+    advanced: pg.QueryResult,
+  ): Promise<SpoolEvent[]> {
     const t = this.#t;
-    // The head row lock comes first, in a statement of its own: a later statement's snapshot then
-    // includes every commit made before the lock was granted. (Reading the chain heads in the
-    // same statement would use a snapshot from before the wait, and link onto stale heads.)
-    const advanced = await client.query<{ last_seq: string }>({
-      name: "spool_advance_head",
-      text: `UPDATE ${t.head} SET last_seq = last_seq + $1 WHERE id = 1 RETURNING last_seq`,
-      values: [batch.length],
-    });
-    const lastRow = advanced.rows[0];
+    const lastRow = (advanced.rows as Array<{ last_seq: string }>)[0];
     if (!lastRow)
       throw new StoreError("store.io", "the spool_head row is missing", {
         hint: "Restore the database from a backup",
       });
     const last = Number(lastRow.last_seq);
     const first = last - batch.length + 1;
-    const ids = [...new Set(batch.map((pending) => pending.event.continuity))];
+    // The heads are read in a statement after the lock's: its snapshot then includes every commit
+    // made before the lock was granted. (Reading them in the lock's statement would use a
+    // snapshot from before the wait, and link onto stale heads.)
+    const ids = [...new Set(batch.map((event) => event.continuity))];
     const current = await client.query<{ continuity: string; head_hash: string }>({
       name: "spool_continuity_heads",
       text: `SELECT continuity, head_hash FROM ${t.continuities} WHERE continuity = ANY($1::text[])`,
       values: [ids],
     });
     const heads = new Map(current.rows.map((row) => [row.continuity, row.head_hash]));
-    const linked = linkBatch(batch, first, heads);
+    const linker = new BatchLinker(first, heads);
 
-    // One round trip: the events, the continuity heads and the notification, in one statement.
-    await client.query({
-      name: "spool_insert_events",
-      text: `WITH inserted AS (
-               INSERT INTO ${t.events} (${EVENT_COLUMNS})
-               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                                    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
-             ), heads AS (
-               INSERT INTO ${t.continuities} AS c (continuity, events, first_seq, last_seq, created_at, last_at, head_hash)
-               SELECT * FROM unnest($13::text[], $14::bigint[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::text[])
-               ON CONFLICT (continuity) DO UPDATE SET
-                 events = c.events + excluded.events,
-                 last_seq = excluded.last_seq,
-                 last_at = excluded.last_at,
-                 head_hash = excluded.head_hash
-             )
-             SELECT pg_notify($20, $21)`,
-      values: [...linked.eventColumns, ...linked.continuityColumns, NOTIFY_CHANNEL, String(last)],
-    });
-    return linked.stored;
+    // Chunks are pipelined: the server inserts one while the next is linked and hashed here. The
+    // last statement also moves the continuity heads and notifies, in the same round trip.
+    let inFlight: Promise<unknown> | undefined;
+    for (let offset = 0, size = FIRST_CHUNK; offset < batch.length; size *= 2) {
+      const end = Math.min(batch.length, offset + Math.min(size, LARGEST_CHUNK));
+      const columns = linker.link(batch.slice(offset, end));
+      offset = end;
+      if (inFlight) await inFlight;
+      inFlight =
+        end < batch.length
+          ? client.query({ name: "spool_insert_chunk", text: this.#insertChunk, values: columns })
+          : client.query({
+              name: "spool_insert_events",
+              text: this.#insertLast,
+              values: [...columns, ...linker.continuityColumns(), NOTIFY_CHANNEL, String(last)],
+            });
+      // Settled here or by the next `await`; never left as an unhandled rejection meanwhile.
+      inFlight.catch(() => undefined);
+    }
+    await inFlight;
+    return linker.stored;
+  }
+
+  /**
+   * The statement that opens a write of `count` events: it takes the head row lock and moves the
+   * head past them, returning the new `last_seq`. Plain text (no parameters), so it travels with
+   * `BEGIN` in one round trip; `write` gets its result.
+   */
+  advanceSql(count: number): string {
+    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`bad batch size ${count}`);
+    return `UPDATE ${this.#t.head} SET last_seq = last_seq + ${count} WHERE id = 1 RETURNING last_seq`;
   }
 
   /** The committed head: every seq up to it is committed and visible to any later statement. */

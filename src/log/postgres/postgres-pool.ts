@@ -70,23 +70,27 @@ export async function withClient<T>(
   }
 }
 
+/** The results of the statements of `begin`, in order (pg answers a multi-statement text so). */
+export type OpeningResults = readonly pg.QueryResult[];
+
 /**
  * Runs `work` inside a transaction on one connection; any error rolls back. `begin` is the text
- * that opens it: `BEGIN`, optionally followed by `SET LOCAL` statements, sent in one round trip
- * (transaction-scoped settings also behave behind a transaction-pooling proxy). A connection
+ * that opens it: `BEGIN`, optionally followed by `SET LOCAL` statements and the transaction's first
+ * statement, sent in one round trip (transaction-scoped settings also behave behind a
+ * transaction-pooling proxy); `work` gets their results. A connection
  * whose rollback fails is destroyed, so a half-finished transaction never returns to the pool. A
  * COMMIT that got no answer raises `CommitInDoubtError`.
  */
 export function inTransaction<T>(
   pool: pg.Pool,
-  work: (client: pg.PoolClient) => Promise<T>,
+  work: (client: pg.PoolClient, opened: OpeningResults) => Promise<T>,
   begin = "BEGIN",
 ): Promise<T> {
   return withClient(pool, async (client, markBroken) => {
-    await client.query(begin);
     let result: T;
     try {
-      result = await work(client);
+      const opened = (await client.query(begin)) as unknown as pg.QueryResult | pg.QueryResult[];
+      result = await work(client, Array.isArray(opened) ? opened : [opened]);
     } catch (error) {
       await client.query("ROLLBACK").catch(markBroken);
       throw error;

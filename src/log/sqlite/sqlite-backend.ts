@@ -1,14 +1,15 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { chainHash, GENESIS_HASH, type SpoolEvent, StoreError } from "../../spec/index.js";
+import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
-import type { EventPage, LogBackend, PendingEvent } from "../log-backend.js";
+import type { EventPage, LogBackend } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
+import { SqliteWriter } from "./sqlite-writer.js";
 import { WalCheckpointer, type WalCheckpointOptions } from "./wal-checkpointer.js";
 
 /**
@@ -34,6 +35,11 @@ export interface SqliteBackendOptions {
   busyTimeoutMs?: number;
   /** When the WAL is checkpointed (default: after 200 ms without writes, or 50,000 events). */
   checkpoint?: Partial<WalCheckpointOptions>;
+  /**
+   * Writes of at least this many events go to a writer thread with its own connection, started
+   * on the first such write (default 256); `0` sends every write there, `Infinity` none.
+   */
+  threadMinEvents?: number;
 }
 
 /** Where a SQLite store keeps its database file and its artifacts. */
@@ -49,19 +55,6 @@ export function sqlitePaths(path: string): { file: string; artifacts: string } {
   if (isFile && !isDirectory)
     return { file: absolute, artifacts: join(dirname(absolute), "artifacts") };
   return { file: join(absolute, "spool.db"), artifacts: join(absolute, "artifacts") };
-}
-
-/** Rows per multi-row INSERT (12 parameters each, within SQLite's 32,766-parameter limit). */
-const INSERT_ROWS = 100;
-
-/** A continuity's chain head while a batch is being linked. */
-interface ChainHead {
-  hash: string;
-  added: number;
-  first: number;
-  last: number;
-  firstAt: string;
-  lastAt: string;
 }
 
 type Row = [
@@ -115,16 +108,13 @@ class SqliteBackend implements LogBackend {
   readonly location: string;
   readonly artifacts: FileArtifactStore;
   readonly #db: Database.Database;
+  /** Writes may be in flight two at a time: the writer keeps them in order (see SqliteWriter). */
+  readonly maxWritesInFlight = 2;
   readonly #reads = new Map<string, Database.Statement>();
-  readonly #insert: Database.Statement;
-  /** One statement inserting `INSERT_ROWS` rows: far fewer native calls than a row at a time. */
-  readonly #insertMany: Database.Statement;
-  readonly #headOf: Database.Statement<[string], string>;
+  readonly #writer: SqliteWriter;
   readonly #allHeads: Database.Statement<[], HeadRow>;
   readonly #oneHead: Database.Statement<[string], HeadRow>;
-  readonly #upsertHead: Database.Statement;
   readonly #maxSeq: Database.Statement<[], number | null>;
-  readonly #writeTransaction: (batch: readonly PendingEvent[]) => SpoolEvent[];
   readonly #listeners = new Set<(head: number) => void>();
   readonly #foreignCommits: ForeignCommitWatch;
   readonly #checkpointer: WalCheckpointer;
@@ -143,10 +133,18 @@ class SqliteBackend implements LogBackend {
       () => this.#checkForeignCommits(),
       options.pollIntervalMs ?? 100,
     );
+    this.#writer = new SqliteWriter(db, {
+      file,
+      synchronous: options.durability === "fast" ? "NORMAL" : "FULL",
+      busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
+      threadMinEvents: options.threadMinEvents,
+    });
     this.#checkpointer = new WalCheckpointer(
       () => {
         try {
-          if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+          // Under load the writer thread runs, and checkpoints there, off this thread.
+          if (this.#writer.threaded) this.#writer.checkpointInThread();
+          else if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
         } catch {
           // A busy or broken database is retried at the next idle moment, or surfaces on use.
         }
@@ -154,95 +152,27 @@ class SqliteBackend implements LogBackend {
       { idleMs: 200, maxEvents: 50_000, ...options.checkpoint },
     );
     this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
-    const rows = (count: number) =>
-      Array(count).fill("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
-    this.#insert = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(1)}`);
-    this.#insertMany = db.prepare(`INSERT INTO events (${COLUMNS}) VALUES ${rows(INSERT_ROWS)}`);
-    this.#headOf = db
-      .prepare("SELECT head_hash FROM continuities WHERE continuity = ?")
-      .pluck() as Database.Statement<[string], string>;
     this.#allHeads = db
       .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
       .raw(true) as Database.Statement<[], HeadRow>;
     this.#oneHead = db
       .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities WHERE continuity = ?`)
       .raw(true) as Database.Statement<[string], HeadRow>;
-    this.#upsertHead = db.prepare(
-      `INSERT INTO continuities (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (continuity) DO UPDATE SET events = events + excluded.events, last_seq = excluded.last_seq,
-         last_at = excluded.last_at, head_hash = excluded.head_hash`,
-    );
     this.#maxSeq = db.prepare("SELECT max(seq) FROM events").pluck() as Database.Statement<
       [],
       number | null
     >;
-    const transaction = db.transaction((batch: readonly PendingEvent[]) => this.#writeRows(batch));
-    this.#writeTransaction = (batch) => transaction.immediate(batch);
   }
 
-  async write(batch: readonly PendingEvent[]): Promise<SpoolEvent[]> {
-    const stored = this.#guard(() => this.#writeTransaction(batch));
+  async write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+    this.#checkOpen();
+    let stored: SpoolEvent[];
+    try {
+      stored = await this.#writer.write(batch);
+    } catch (error) {
+      throw sqliteError(error, this.location);
+    }
     this.#checkpointer.wrote(stored.length);
-    return stored;
-  }
-
-  #writeRows(batch: readonly PendingEvent[]): SpoolEvent[] {
-    let seq = this.#maxSeq.get() ?? 0;
-    const heads = new Map<string, ChainHead>();
-    const stored: SpoolEvent[] = [];
-    let values: unknown[] = [];
-    for (const { event, dataJson, canonical } of batch) {
-      seq += 1;
-      let head = heads.get(event.continuity);
-      if (!head) {
-        head = {
-          hash: this.#headOf.get(event.continuity) ?? GENESIS_HASH,
-          added: 0,
-          first: seq,
-          last: seq,
-          firstAt: event.ts,
-          lastAt: event.ts,
-        };
-        heads.set(event.continuity, head);
-      }
-      const hash = chainHash(head.hash, canonical);
-      head.hash = hash;
-      head.added += 1;
-      head.last = seq;
-      head.lastAt = event.ts;
-      values.push(
-        seq,
-        event.id,
-        event.continuity,
-        event.stream.kind,
-        event.stream.id,
-        event.type,
-        event.ts,
-        event.actor,
-        event.origin,
-        event.criticality,
-        dataJson,
-        hash,
-      );
-      if (values.length === INSERT_ROWS * 12) {
-        this.#insertMany.run(values);
-        values = [];
-      }
-      stored.push({ seq, ...event, hash });
-    }
-    for (let offset = 0; offset < values.length; offset += 12)
-      this.#insert.run(values.slice(offset, offset + 12));
-    for (const [continuity, head] of heads) {
-      this.#upsertHead.run(
-        continuity,
-        head.added,
-        head.first,
-        head.last,
-        head.firstAt,
-        head.lastAt,
-        head.hash,
-      );
-    }
     return stored;
   }
 
@@ -314,16 +244,21 @@ class SqliteBackend implements LogBackend {
     this.#checkpointer.stop();
     this.#foreignCommits.stop();
     this.#listeners.clear();
+    await this.#writer.close();
     if (this.#db.open) this.#db.close();
   }
 
-  /** Runs one database call, turning every SQLite failure into a `StoreError` that says what to do. */
-  #guard<T>(call: () => T): T {
+  #checkOpen(): void {
     if (!this.#db.open) {
       throw new StoreError("store.closed", "the event store is closed", {
         hint: "Open the store again",
       });
     }
+  }
+
+  /** Runs one database call, turning every SQLite failure into a `StoreError` that says what to do. */
+  #guard<T>(call: () => T): T {
+    this.#checkOpen();
     try {
       return call();
     } catch (error) {
