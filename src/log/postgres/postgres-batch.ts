@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import {
   chainHash,
   GENESIS_HASH,
@@ -8,13 +7,31 @@ import {
 } from "../../spec/index.js";
 import { pendingEvent } from "../log-backend.js";
 
+/** What PostgreSQL's array input syntax escapes inside a double-quoted element. */
+const QUOTED_SPECIAL = /["\\]/g;
+
 /**
- * pg's own conversion of a parameter to its text form (an array becomes an array literal). Called
- * here, while the server still inserts the chunk before, rather than by pg as it sends this one.
+ * A PostgreSQL array literal of `values` (`{"a","b",NULL}`), as pg would send the array, built
+ * here while the server still inserts the chunk before rather than by pg as it sends this one,
+ * and without pg's two passes and four strings per element. `plain` columns hold only Spool
+ * identifiers, names, ULIDs, ISO times and hex, which validation keeps free of `"` and `\`, so
+ * their elements need no escaping (a test holds both forms equal to pg's own).
  */
-const { prepareValue } = createRequire(import.meta.url)("pg/lib/utils.js") as {
-  prepareValue(value: unknown): unknown;
-};
+export function arrayLiteral(values: readonly (string | null)[], plain: boolean): string {
+  if (plain && !values.includes(null))
+    return values.length === 0 ? "{}" : `{"${values.join('","')}"}`;
+  let out = "{";
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) out += ",";
+    if (value === null || value === undefined) out += "NULL";
+    else out += `"${plain ? value : value.replace(QUOTED_SPECIAL, "\\$&")}"`;
+  }
+  return `${out}}`;
+}
+
+/** Which `spool_events` columns may hold `"` or `\` (origin and data) and need escaping. */
+const ESCAPED_COLUMNS = new Set([8, 10]);
 
 /** A continuity's change within one batch. */
 interface Touched {
@@ -84,7 +101,11 @@ export class BatchLinker {
         });
       }
     }
-    return columns.map(prepareValue);
+    return columns.map((column, index) =>
+      index === 0
+        ? `{${column.join(",")}}`
+        : arrayLiteral(column as (string | null)[], !ESCAPED_COLUMNS.has(index)),
+    );
   }
 
   /** One array per `spool_continuities` column: each touched continuity's change so far. */
