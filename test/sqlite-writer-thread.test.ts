@@ -115,6 +115,18 @@ describe("SQLite writer thread", () => {
     expect(await verifyChain(store)).toMatchObject({ ok: true, events: 405 });
   });
 
+  it("checkpoints on a thread of its own under load, and closes it with the store", async () => {
+    const dir = freshDir();
+    const store = open(dir, { threadMinEvents: 0, checkpoint: { maxEvents: 500, idleMs: 60_000 } });
+    for (let round = 0; round < 8; round++) await store.appendBatch(turns("wal", 300, `r${round}`));
+    await store.close();
+    // Everything written is in the database file once the WAL is checkpointed (as a new
+    // connection sees it), and the chain verifies.
+    const reopened = open(dir);
+    expect(await reopened.head()).toBe(2_400);
+    expect(await verifyChain(reopened)).toMatchObject({ ok: true, events: 2_400 });
+  });
+
   it("stores every append still in flight when the store closes", async () => {
     const dir = freshDir();
     const store = open(dir, { threadMinEvents: 0 });

@@ -142,7 +142,7 @@ class SqliteBackend implements LogBackend {
     this.#checkpointer = new WalCheckpointer(
       () => {
         try {
-          // Under load the writer thread runs, and checkpoints there, off this thread.
+          // Under load (the writer thread runs) on a checkpoint thread, off this one.
           if (this.#writer.threaded) this.#writer.checkpointInThread();
           else if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
         } catch {

@@ -73,6 +73,7 @@ export class SqliteWriter {
   /** The newest head hash this writer linked or stored, per continuity. */
   readonly #heads = new Map<string, string>();
   #thread: WriterThread | undefined;
+  #checkpointer: WriterThread | undefined;
 
   constructor(db: Database.Database, options: SqliteWriterOptions) {
     this.#local = new BatchWriter(db);
@@ -117,15 +118,21 @@ export class SqliteWriter {
     }
   }
 
-  /** Runs a passive WAL checkpoint on the writer thread, after the writes sent before it. */
+  /**
+   * Runs a passive WAL checkpoint on a thread of its own (with its own connection), started with
+   * the first: it copies pages and syncs the file beside the writer thread, not in its queue.
+   */
   checkpointInThread(): void {
-    this.#thread?.checkpoint();
+    if (this.#checkpointer && !this.#checkpointer.alive) this.#checkpointer = undefined;
+    this.#checkpointer ??= new WriterThread(this.#options);
+    this.#checkpointer.checkpoint();
   }
 
-  /** Ends the writer thread once it has answered every write sent to it. */
+  /** Ends the threads once they have answered everything sent to them. */
   async close(): Promise<void> {
-    await this.#thread?.close();
+    await Promise.all([this.#thread?.close(), this.#checkpointer?.close()]);
     this.#thread = undefined;
+    this.#checkpointer = undefined;
   }
 
   #threadFor(events: number): WriterThread | undefined {
