@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 /** The median of `values` (the mean of the middle two for an even count); NaN when empty. */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -35,4 +36,17 @@ export interface LatencySummary {
 /** Summarizes one run's latencies (ms). */
 export function summarizeLatencies(samples: readonly number[]): LatencySummary {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+/**
+ * Writes every dirty page of the machine out (`sync`) before a measure, so that no measure pays
+ * for the write-back of the one before it (a 200,000-row ceiling leaves tens of megabytes
+ * behind). Where there is no `sync` to run, measures run as they are.
+ */
+export function settleDisk(): void {
+  try {
+    execFileSync("sync", { stdio: "ignore" });
+  } catch {
+    // no sync(1) here
+  }
 }
