@@ -60,6 +60,10 @@ export class BatchWriter {
   #rollback;
   /** @type {import("better-sqlite3").Database} */
   #db;
+  /** Parameters of one `#insertMany`, refilled for every statement. */
+  #values = /** @type {unknown[]} */ (new Array(INSERT_ROWS * 12));
+  /** Parameters of one `#insertOne`. */
+  #oneRow = /** @type {unknown[]} */ (new Array(12));
   /** The open batch, between `begin()` and `commit()`. */
   #batch =
     /** @type {{ firstSeq: number, next: number, hashes: string[], linked: boolean, moved: Map<string, string>, touched: Map<string, Touched> } | undefined} */ (
@@ -127,8 +131,10 @@ export class BatchWriter {
       const found = this.head(continuity);
       if (found !== expected[i + 1]) batch.moved.set(continuity, found);
     }
-    /** @type {unknown[]} */
-    let values = [];
+    // One reused parameter array per statement size: `run` binds it at once, before returning.
+    const values = this.#values;
+    const one = this.#oneRow;
+    let filled = 0;
     for (let at = 0; at < fields.length; at += FIELDS) {
       const id = /** @type {string} */ (fields[at]);
       const continuity = /** @type {string} */ (fields[at + 1]);
@@ -162,23 +168,22 @@ export class BatchWriter {
       }
       const seq = batch.next++;
       batch.hashes.push(hash);
-      values.push(
-        seq,
-        id,
-        continuity,
-        kind,
-        streamId,
-        type,
-        ts,
-        actor,
-        origin,
-        criticality,
-        data,
-        hash,
-      );
-      if (values.length === INSERT_ROWS * 12) {
+      values[filled] = seq;
+      values[filled + 1] = id;
+      values[filled + 2] = continuity;
+      values[filled + 3] = kind;
+      values[filled + 4] = streamId;
+      values[filled + 5] = type;
+      values[filled + 6] = ts;
+      values[filled + 7] = actor;
+      values[filled + 8] = origin;
+      values[filled + 9] = criticality;
+      values[filled + 10] = data;
+      values[filled + 11] = hash;
+      filled += 12;
+      if (filled === INSERT_ROWS * 12) {
         this.#insertMany.run(values);
-        values = [];
+        filled = 0;
       }
       const seen = batch.touched.get(continuity);
       if (seen) {
@@ -197,8 +202,10 @@ export class BatchWriter {
         });
       }
     }
-    for (let offset = 0; offset < values.length; offset += 12)
-      this.#insertOne.run(values.slice(offset, offset + 12));
+    for (let offset = 0; offset < filled; offset += 12) {
+      for (let k = 0; k < 12; k++) one[k] = values[offset + k];
+      this.#insertOne.run(one);
+    }
   }
 
   /**

@@ -12,8 +12,13 @@ import {
 } from "../../spec/index.js";
 import { BatchWriter, FIELDS, type WriteResult } from "./sqlite-write.js";
 
-/** Events per chunk a batch is sent to the writer thread in. */
-const CHUNK = 100;
+/**
+ * Events in the first chunk a batch is sent to the writer thread in; each next chunk is twice as
+ * large, up to `LARGEST_CHUNK`. The first is small so the thread starts early; later ones larger,
+ * for fewer messages.
+ */
+const FIRST_CHUNK = 100;
+const LARGEST_CHUNK = 800;
 /**
  * The writer thread's script, beside this module in `src/` and in `dist/`. A bundler that inlines
  * this module without emitting that file leaves the store writing on its own thread only.
@@ -255,8 +260,9 @@ class WriterThread {
       this.#waiting.push({ resolve, reject }),
     );
     if (this.#waiting.length === 1) this.#worker.ref();
-    for (let start = 0; start < count; start += CHUNK) {
-      const end = Math.min(count, start + CHUNK);
+    for (let start = 0, size = FIRST_CHUNK; start < count; start += size, size *= 2) {
+      size = Math.min(size, LARGEST_CHUNK);
+      const end = Math.min(count, start + size);
       const chunk = link(start, end);
       this.#worker.postMessage({
         kind: "chunk",
