@@ -1,4 +1,3 @@
-import { monotonicFactory } from "ulid";
 import {
   type EventDefaults,
   type NewEvent,
@@ -18,7 +17,7 @@ import type {
 } from "./event-store.js";
 import { HeadSignal } from "./head-signal.js";
 import type { LogBackend } from "./log-backend.js";
-import { pooledRandom } from "./pooled-random.js";
+import { monotonicUlids } from "./monotonic-ulid.js";
 
 /** Tuning shared by both adapters. */
 export interface LogStoreOptions {
@@ -55,7 +54,7 @@ class LogStore implements EventStore {
     this.kind = backend.kind;
     this.location = backend.location;
     this.#pageSize = options.pageSize ?? 1000;
-    const newUlid = monotonicFactory(pooledRandom());
+    const newUlid = monotonicUlids();
     this.#defaults = {
       now: options.defaults?.now ?? isoClock(),
       newId: options.defaults?.newId ?? (() => newUlid()),
