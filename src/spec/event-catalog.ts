@@ -84,6 +84,8 @@ export function prepareEvent(input: NewEvent, defaults: EventDefaults): Prepared
   if (isPlainEnvelope(input)) {
     const spec = eventSpec(input.type);
     if (spec && keepsStreamRules(input, spec)) {
+      const fast = spec.fastData?.(input.data);
+      if (fast !== undefined) return prepared(input, input.type, spec, fast, defaults);
       const data = spec.schema.safeParse(input.data);
       if (data.success) return prepared(input, input.type, spec, data.data, defaults);
     }

@@ -21,6 +21,12 @@ export interface EventSpec<S extends z.ZodType = z.ZodType> {
    * store's own pending copy (never a caller's object), so it may be reused; `later` must not be.
    */
   coalesce?: (earlier: z.output<S>, later: z.output<S>) => z.output<S> | undefined;
+  /**
+   * For the hottest types: a copy of `data` when it is plainly valid, checked without zod's
+   * allocations, or `undefined` to leave the decision to the schema. Whatever it accepts, the
+   * schema must accept with an equal result (a property test holds each one to that).
+   */
+  fastData?: (data: unknown) => z.output<S> | undefined;
 }
 
 /** Declares one event type; the identity function that keeps the schema's type. */

@@ -18,6 +18,20 @@ export const tokenEvents = {
        */
       deltas: z.array(z.number().int().nonnegative()).optional(),
     }),
+    // Every streamed delta is one of these: a plain `{ block, text }` is copied without zod.
+    fastData(data) {
+      if (typeof data !== "object" || data === null) return undefined;
+      if (Object.getPrototypeOf(data) !== Object.prototype) return undefined;
+      let keys = 0;
+      for (const key in data) {
+        if ((key !== "block" && key !== "text") || !Object.hasOwn(data, key)) return undefined;
+        keys += 1;
+      }
+      const { block, text } = data as { block?: unknown; text?: unknown };
+      if (keys !== 2 || typeof block !== "string" || typeof text !== "string") return undefined;
+      if (block.length < 1 || block.length > 64) return undefined;
+      return { block, text };
+    },
     coalesce(earlier, later) {
       if (earlier.block !== later.block) return undefined;
       // `earlier` is the append queue's own pending copy: its deltas list grows in place, so a
