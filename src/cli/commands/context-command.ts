@@ -141,24 +141,12 @@ export async function contextReport(
       }
       case "summary.completed": {
         const summary = data as EventData<"summary.completed">;
-        summaries.set(summary.id, {
-          id: summary.id,
-          summarizer: summary.summarizer,
-          tokens: summary.tokens,
-          covers: summary.covers,
-        });
+        summaries.set(summary.id, summaryOf(summary));
         break;
       }
       case "handoff.seeded":
         for (const summary of (data as EventData<"handoff.seeded">).summaries) {
-          if (!summaries.has(summary.id)) {
-            summaries.set(summary.id, {
-              id: summary.id,
-              summarizer: summary.summarizer,
-              tokens: summary.tokens,
-              covers: summary.covers,
-            });
-          }
+          if (!summaries.has(summary.id)) summaries.set(summary.id, summaryOf(summary));
         }
         break;
       case "context.pinned": {
@@ -307,4 +295,19 @@ function count(value: number): string {
 
 function percent(value: number, of: number): string {
   return of > 0 ? `${Math.round((value / of) * 100)}%` : "-";
+}
+
+/** The report's line for a summary, from its `summary.completed` or a seed's copy of it. */
+function summaryOf(summary: {
+  id: string;
+  summarizer: string;
+  tokens: number;
+  covers: ContextReport["summaries"][number]["covers"];
+}): ContextReport["summaries"][number] {
+  return {
+    id: summary.id,
+    summarizer: summary.summarizer,
+    tokens: summary.tokens,
+    covers: summary.covers,
+  };
 }

@@ -9,6 +9,7 @@ import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
+import { COLUMNS, HEAD_COLUMNS } from "./sqlite-write.js";
 import { SqliteWriter } from "./sqlite-writer.js";
 import { WalCheckpointer, type WalCheckpointOptions } from "./wal-checkpointer.js";
 
@@ -98,10 +99,6 @@ export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
     throw sqliteError(error, file);
   }
 }
-
-const COLUMNS =
-  "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
-const HEAD_COLUMNS = "continuity, events, first_seq, last_seq, created_at, last_at, head_hash";
 
 class SqliteBackend implements LogBackend {
   readonly kind = "sqlite" as const;

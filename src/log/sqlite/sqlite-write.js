@@ -13,9 +13,17 @@ export const FIELDS = 10;
 /** Rows per multi-row INSERT (12 parameters each, within SQLite's 32,766-parameter limit). */
 const INSERT_ROWS = 100;
 
-const COLUMNS =
+/** The `events` table's columns, in the order rows are written and read. */
+export const COLUMNS =
   "seq, id, continuity, stream_kind, stream_id, type, ts, actor, origin, criticality, data, hash";
-const HEAD_COLUMNS = "continuity, events, first_seq, last_seq, created_at, last_at, head_hash";
+/** The `continuities` table's columns. */
+export const HEAD_COLUMNS =
+  "continuity, events, first_seq, last_seq, created_at, last_at, head_hash";
+/**
+ * Joins a chunk's strings into one for the thread boundary: no field can hold it (ids and names
+ * exclude control characters; JSON escapes them).
+ */
+export const SEPARATOR = "\u0001";
 const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /**

@@ -3,7 +3,7 @@
 // it is from `src/` under the tests as from `dist/` when installed.
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { BatchWriter } from "./sqlite-write.js";
+import { BatchWriter, SEPARATOR } from "./sqlite-write.js";
 
 /**
  * A chunk of a batch: its `fields` and `hashes` (null when the writer links the batch) joined
@@ -14,7 +14,6 @@ import { BatchWriter } from "./sqlite-write.js";
  *   | { kind: "checkpoint" } | { kind: "close" }} Request
  */
 
-const SEPARATOR = "\u0001";
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort);
 const options = /** @type {{ file: string, synchronous: string, busyTimeoutMs: number }} */ (
   workerData

@@ -10,7 +10,7 @@ import {
   type SpoolEvent,
   storedEvent,
 } from "../../spec/index.js";
-import { BatchWriter, FIELDS, type WriteResult } from "./sqlite-write.js";
+import { BatchWriter, FIELDS, SEPARATOR, type WriteResult } from "./sqlite-write.js";
 
 /**
  * Events in the first chunk a batch is sent to the writer thread in; each next chunk is twice as
@@ -28,8 +28,6 @@ let threadScriptFound: boolean | undefined;
 
 /** Continuity heads remembered between writes before the memory is cleared. */
 const MAX_HEADS = 10_000;
-/** Joins a chunk's strings into one for the thread boundary; no field can hold it. */
-const SEPARATOR = "\u0001";
 
 /** How the SQLite store writes. */
 export interface SqliteWriterOptions {
