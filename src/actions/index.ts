@@ -34,6 +34,7 @@ export {
   type MemoryActionLogOptions,
 } from "./memory-action-log.js";
 export { OrderedQueue } from "./ordered-queue.js";
+export { describeParameterIssues } from "./parameter-issues.js";
 export {
   createResponseSubstituter,
   type ResponseSubstituter,

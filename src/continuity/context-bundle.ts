@@ -1,4 +1,4 @@
-import type { ProviderMessage, ProviderRequest, ToolSpec } from "../providers/provider.js";
+import type { ProviderMessage, ProviderRequest, ToolSpec } from "../providers/index.js";
 
 /** One message of a thread's context, with the log position it came from. */
 export interface ContextMessage {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ProviderMessage, ProviderRequest } from "../providers/provider.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
+import type { ProviderMessage, ProviderRequest, TokenEstimator } from "../providers/index.js";
 import { canonicalJson } from "../spec/index.js";
 import {
   type ContextBundle,

@@ -33,8 +33,10 @@ export {
 export {
   compileContext,
   mergeUserMessages,
+  messageTokens,
   requestDigest,
   systemPrompt,
+  textTokens,
   unitEnd,
   unitStart,
 } from "./context-compiler.js";

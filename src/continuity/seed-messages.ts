@@ -1,4 +1,4 @@
-import { fromBlockData, toBlockData } from "../providers/message-data.js";
+import { fromBlockData, toBlockData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, SummaryItem } from "./context-bundle.js";
 

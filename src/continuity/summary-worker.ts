@@ -1,5 +1,5 @@
 import type { EventStore } from "../log/index.js";
-import type { ProviderMessage } from "../providers/provider.js";
+import type { ProviderMessage } from "../providers/index.js";
 import { describeError, type EventData, errorCodeOf, type SpoolEvent } from "../spec/index.js";
 import type { ContextMessage, SeqRange, SummaryItem } from "./context-bundle.js";
 import {

@@ -55,12 +55,20 @@ export {
   isItemName,
   isRootFileKind,
   KIND_LAYOUT,
+  listItemFiles,
   ROOT_FILES,
   type RootFileKind,
   type SpaceRoot,
 } from "./item-files.js";
 /** How item errors are formatted. */
-export { displayPath, type ItemConfigErrorCode, type ItemIssue } from "./item-issues.js";
+export {
+  displayPath,
+  type ItemConfigErrorCode,
+  type ItemIssue,
+  itemConfigError,
+  yamlIssue,
+  yamlIssues,
+} from "./item-issues.js";
 /** Signing items and checking their signatures. */
 export {
   checkItemSignature,
@@ -87,6 +95,7 @@ export {
 /** The three-tier item space. */
 export {
   createItemSpace,
+  type ItemCheck,
   type ItemListing,
   type ItemSpace,
   type ItemSpaceOptions,
@@ -124,3 +133,4 @@ export {
 } from "./space-config.js";
 /** Whether an agent may call a tool, and with which options. */
 export { resolveToolAccess, type ToolAccess, type ToolAccessContext } from "./tool-access.js";
+export { readYamlItem } from "./yaml-item.js";

@@ -2,8 +2,7 @@ import { homedir } from "node:os";
 import { isAbsolute, relative, sep } from "node:path";
 import type { Document, LineCounter } from "yaml";
 import type { z } from "zod";
-import { formatIssuePath } from "../feeds/feed-issues.js";
-import { locateYamlPath } from "../feeds/yaml-location.js";
+import { formatIssuePath, locateYamlPath } from "../feeds/index.js";
 import { ConfigError } from "../spec/index.js";
 
 /** One problem in an item file: where it is, which field, and what is wrong (with the fix). */

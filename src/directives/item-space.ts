@@ -1,7 +1,6 @@
 import type { KeyObject } from "node:crypto";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { parseHookFile } from "../hooks/index.js";
 import { ConfigError, describeError, SpoolError } from "../spec/index.js";
 import { loadTrustedKeys, resolveKeysDir } from "../transcript/index.js";
 import { type AgentManifest, parseAgentManifest } from "./agent-manifest.js";
@@ -50,7 +49,19 @@ export interface ItemSpaceOptions {
   keysDir?: string;
   /** Read for `SPOOL_KEYS`/`SPOOL_DB` and `${VAR}` in manifests' feeds. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /**
+   * Checks for item kinds whose parsers live in modules above this one (`hook`: the hooks module's
+   * `parseHookFile`), run by `list` to report a file's problem. A kind without a check is listed
+   * with its trust checked but its content unparsed. The CLI passes `{ hook: parseHookFile }`.
+   */
+  itemChecks?: Partial<Record<ItemKind, ItemCheck>>;
 }
+
+/** Parses one item file's text and throws (with its line) when it is not a valid item. */
+export type ItemCheck = (
+  text: string,
+  where: { path: string; display: string; tier: ItemTier },
+) => unknown;
 
 /** One item file as `list` reports it. */
 export interface ItemListing {
@@ -328,8 +339,8 @@ export function createItemSpace(options: ItemSpaceOptions): ItemSpace {
         parseConfigLayer(text, display);
       } else if (kind === "coordination") {
         parseCoordinationLayer(text, display);
-      } else if (kind === "hook") {
-        parseHookFile(text, { path, display, tier });
+      } else {
+        options.itemChecks?.[kind]?.(text, { path, display, tier });
       }
     } catch (error) {
       if (error instanceof ItemTrustError && error.reason !== "unsigned") {

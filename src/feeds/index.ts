@@ -46,6 +46,8 @@ export {
   type FeedInternalActions,
   feedInternalActions,
 } from "./feed-internal-actions.js";
+export type { FeedIssue } from "./feed-issues.js";
+export { formatIssuePath, preview, unknownFields, zodFeedIssues } from "./feed-issues.js";
 export {
   eventStoreFeedLog,
   FEED_EVENT_TYPES,
@@ -89,3 +91,5 @@ export {
 } from "./system-clock-source.js";
 export { estimateTokens } from "./token-estimate.js";
 export { type TruncatedValue, truncateToTokens, truncationMarker } from "./truncate-value.js";
+export type { TextPosition } from "./yaml-location.js";
+export { locateYamlPath } from "./yaml-location.js";

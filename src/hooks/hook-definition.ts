@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { isItemName } from "../directives/item-files.js";
+import type { ItemSource, ItemTier } from "../directives/index.js";
 import {
   type ItemIssue,
+  isItemName,
   itemConfigError,
+  readYamlItem,
+  sha256Hex,
   yamlIssue,
   yamlIssues,
-} from "../directives/item-issues.js";
-import { sha256Hex } from "../directives/item-signing.js";
-import type { ItemSource, ItemTier } from "../directives/item-source.js";
-import { readYamlItem } from "../directives/yaml-item.js";
+} from "../directives/index.js";
 import { compileCondition, type HookCondition } from "./hook-condition.js";
 import { isMapping, type PathSegment } from "./hook-path.js";
 import { checkTemplates } from "./hook-template.js";

@@ -1,6 +1,5 @@
-import { itemConfigError } from "../directives/item-issues.js";
-import type { ItemSource, ItemTier } from "../directives/item-source.js";
-import type { ItemSpace } from "../directives/item-space.js";
+import type { ItemSource, ItemSpace, ItemTier } from "../directives/index.js";
+import { itemConfigError } from "../directives/index.js";
 import {
   compareHookOrder,
   type HookDefinition,

@@ -14,9 +14,11 @@ export { type ClassifyContext, classifyProviderError, retryAfter } from "./class
 export { type CreateProviderOptions, createProvider } from "./create-provider.js";
 export {
   type ContentBlockData,
+  fromBlockData,
   fromMessageData,
   type MessageData,
   type ProviderErrorData,
+  toBlockData,
   toMessageData,
   toProviderErrorData,
   toUsageData,

@@ -1,4 +1,4 @@
-import { type BackoffPolicy, backoffDelay } from "../actions/backoff.js";
+import { type BackoffPolicy, backoffDelay } from "../actions/index.js";
 import { classifyProviderError } from "./classify-error.js";
 import type { Provider, ProviderRequest, StreamOptions } from "./provider.js";
 import { ProviderError, type ProviderErrorInfo } from "./provider-error.js";

@@ -1,4 +1,4 @@
-import { STOP_REASONS } from "../spec/events/message-events.js";
+import { STOP_REASONS } from "../spec/index.js";
 import type { ProviderErrorInfo } from "./provider-error.js";
 
 export { STOP_REASONS };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { describeError } from "../spec/index.js";
-import { type HostRule, isHostAllowed, parseAllowHosts } from "../tools/host-allow-list.js";
+import { type HostRule, isHostAllowed, parseAllowHosts } from "../tools/index.js";
 import { decodeBody, readLimited, resolveRequestUrl } from "./http-target.js";
 import type { Relic, RelicDescription } from "./relic.js";
 import { RelicError } from "./relic-error.js";

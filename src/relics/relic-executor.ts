@@ -1,5 +1,5 @@
 import type { ActionCall, ActionRefusal, CheckedActionExecutor } from "../actions/index.js";
-import { describeParameterIssues } from "../actions/parameter-issues.js";
+import { describeParameterIssues } from "../actions/index.js";
 import { RelicError } from "./relic-error.js";
 import type { RelicHost } from "./relic-host.js";
 

@@ -1,4 +1,4 @@
-import { describeParameterIssues } from "../actions/parameter-issues.js";
+import { describeParameterIssues } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
 import { ConfigError, describeError, type SpoolError } from "../spec/index.js";
 import {

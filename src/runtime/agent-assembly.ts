@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { type AnyTool, createToolExecutor, createToolRegistry } from "../actions/index.js";
-import { selectSummarizer } from "../continuity/summarizer-selection.js";
+import { selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
   checkInputs,
@@ -15,6 +15,7 @@ import {
 } from "../directives/index.js";
 import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
+import type { Provider } from "../providers/index.js";
 import {
   createProvider,
   createScriptedProvider,
@@ -22,7 +23,6 @@ import {
   type ProviderSettings,
   resolveProviderSettings,
 } from "../providers/index.js";
-import type { Provider } from "../providers/provider.js";
 import {
   createHttpRelic,
   createKvRelic,

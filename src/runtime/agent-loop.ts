@@ -1,17 +1,18 @@
 import { createVariableStore } from "../actions/index.js";
-import { prepareBundle } from "../continuity/bundle-record.js";
-import type { ContextBundle } from "../continuity/context-bundle.js";
-import { compileContext } from "../continuity/context-compiler.js";
+import type { ContextBundle } from "../continuity/index.js";
+import { compileContext, prepareBundle } from "../continuity/index.js";
 import type { EventStore } from "../log/index.js";
-import { emptyUsage } from "../providers/assembled-message.js";
-import { toUsageData } from "../providers/message-data.js";
-import { costOf, type ModelCatalogue, pressureRatio } from "../providers/models/index.js";
-import type { Provider } from "../providers/provider.js";
-import type { Usage } from "../providers/stream-part.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
+import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
+import {
+  costOf,
+  emptyUsage,
+  type ModelCatalogue,
+  pressureRatio,
+  toUsageData,
+} from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import type { CheckpointSigner } from "../transcript/signing.js";
-import { stepStreamId } from "../transcript/thread-streams.js";
+import type { CheckpointSigner } from "../transcript/index.js";
+import { stepStreamId } from "../transcript/index.js";
 import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import type { NativeTools } from "./native-tools.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";

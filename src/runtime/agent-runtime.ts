@@ -10,17 +10,21 @@ import {
   type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
-import type { SummarizerChoice } from "../continuity/summarizer-selection.js";
+import type { SummarizerChoice } from "../continuity/index.js";
 import { type ContinuationConfig, mergeCoordinationLayers } from "../directives/index.js";
 import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
-import { emptyUsage } from "../providers/assembled-message.js";
-import { toUsageData } from "../providers/message-data.js";
-import { createModelCatalogue, type ModelCatalogue } from "../providers/models/index.js";
-import type { Provider } from "../providers/provider.js";
-import { createTokenEstimator, type TokenEstimator } from "../providers/tokens/index.js";
+import type { Provider } from "../providers/index.js";
+import {
+  createModelCatalogue,
+  createTokenEstimator,
+  emptyUsage,
+  type ModelCatalogue,
+  type TokenEstimator,
+  toUsageData,
+} from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
-import type { CheckpointSigner } from "../transcript/signing.js";
+import type { CheckpointSigner } from "../transcript/index.js";
 import { type RunLimits, runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
 import type { ExecutorFactory, StepScope } from "./agent-step.js";
 import { notify } from "./agent-step.js";

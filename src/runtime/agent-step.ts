@@ -10,15 +10,15 @@ import {
 } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ActionRequest } from "../protocol/index.js";
-import type { AssembledMessage } from "../providers/assembled-message.js";
-import type { Provider, ProviderRequest } from "../providers/provider.js";
-import type { StreamPart } from "../providers/stream-part.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
-import { runModelStep } from "../transcript/model-step.js";
-import type { CheckpointSigner } from "../transcript/signing.js";
-import type { StreamSink } from "../transcript/sink.js";
-import { stepStreamId } from "../transcript/thread-streams.js";
-import type { TranscriptSink } from "../transcript/transcript-sink.js";
+import type {
+  AssembledMessage,
+  Provider,
+  ProviderRequest,
+  StreamPart,
+  TokenEstimator,
+} from "../providers/index.js";
+import type { CheckpointSigner, StreamSink, TranscriptSink } from "../transcript/index.js";
+import { runModelStep, stepStreamId } from "../transcript/index.js";
 import type { RunObserver } from "./run-notice.js";
 
 /** What one step of the loop needs. */

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { findBuiltinDir } from "../directives/builtin-dir.js";
-import { listItemFiles } from "../directives/item-files.js";
+import { findBuiltinDir, listItemFiles } from "../directives/index.js";
 import { type HookDefinition, layerHooks, parseHookFiles } from "../hooks/index.js";
 
 let cached: readonly HookDefinition[] | undefined;

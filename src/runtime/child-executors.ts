@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ActionCall, ActionRefusal, CheckedActionExecutor } from "../actions/index.js";
-import { MessageAssembler, messageText } from "../providers/assembled-message.js";
-import type { Provider } from "../providers/provider.js";
+import type { Provider } from "../providers/index.js";
+import { MessageAssembler, messageText } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 
 /** Runs a directive as a child thread and resolves with its final response. */

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type AnyInternalAction, defineInternalAction } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
-import { identifier } from "../spec/events/define-event.js";
-import { type EventData, SpoolError, type SpoolEvent } from "../spec/index.js";
-import { parseStepStreamId } from "../transcript/thread-streams.js";
+import { type EventData, identifier, SpoolError, type SpoolEvent } from "../spec/index.js";
+import { parseStepStreamId } from "../transcript/index.js";
 
 /** The most events one `recall` returns, and its default size in characters. */
 export const RECALL_MAX_EVENTS = 400;

@@ -1,9 +1,7 @@
 import type { AnyTool } from "../actions/index.js";
 import { toJsonValue } from "../actions/index.js";
-import { messageTokens } from "../continuity/context-compiler.js";
-import { handOff } from "../continuity/handoff.js";
-import type { SummarizerChoice } from "../continuity/summarizer-selection.js";
-import type { SummaryWorker } from "../continuity/summary-worker.js";
+import type { SummarizerChoice, SummaryWorker } from "../continuity/index.js";
+import { handOff, messageTokens } from "../continuity/index.js";
 import type { ContinuationConfig } from "../directives/index.js";
 import {
   type HookEngine,
@@ -13,12 +11,11 @@ import {
   isMapping,
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
-import type { ModelInfo } from "../providers/models/index.js";
-import { pressureRatio } from "../providers/models/index.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
+import type { ModelInfo, TokenEstimator } from "../providers/index.js";
+import { pressureRatio } from "../providers/index.js";
 import { describeError, errorCodeOf } from "../spec/index.js";
-import type { CheckpointSigner } from "../transcript/signing.js";
-import { parseStepStreamId } from "../transcript/thread-streams.js";
+import type { CheckpointSigner } from "../transcript/index.js";
+import { parseStepStreamId } from "../transcript/index.js";
 import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop.js";
 import type { ThreadHistory } from "./thread-history.js";
 

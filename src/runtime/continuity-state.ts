@@ -1,8 +1,8 @@
-import type { PinnedItem } from "../continuity/context-bundle.js";
+import type { PinnedItem } from "../continuity/index.js";
 import type { EventStore, Projection } from "../log/index.js";
-import { type CalibrationState, calibrationProjection } from "../providers/tokens/index.js";
+import { type CalibrationState, calibrationProjection } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
-import { parseStepStreamId } from "../transcript/thread-streams.js";
+import { parseStepStreamId } from "../transcript/index.js";
 
 /** A thread as the runtime needs to know it. */
 export interface ThreadState {

@@ -31,10 +31,14 @@ export {
   type StepScope,
 } from "./agent-step.js";
 export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
+export { pinId } from "./continuity-actions.js";
 export {
+  applyContinuityEvent,
   type ContinuityState,
   continuityStateProjection,
+  emptyContinuityState,
   foldContinuityState,
+  isBackgroundThread,
   loadContinuityState,
   type ThreadState,
 } from "./continuity-state.js";

@@ -1,10 +1,14 @@
-import { textTokens } from "../continuity/context-compiler.js";
-import { type SummarizerChoice, selectSummarizer } from "../continuity/summarizer-selection.js";
-import { createSummaryWorker, type SummaryWorker } from "../continuity/summary-worker.js";
+import {
+  createSummaryWorker,
+  type SummarizerChoice,
+  type SummaryWorker,
+  selectSummarizer,
+  textTokens,
+} from "../continuity/index.js";
 import type { ContinuationConfig } from "../directives/index.js";
 import { createHookEngine } from "../hooks/index.js";
-import type { ModelCatalogue } from "../providers/models/index.js";
-import { createTokenEstimator, type TokenEstimator } from "../providers/tokens/index.js";
+import type { ModelCatalogue } from "../providers/index.js";
+import { createTokenEstimator, type TokenEstimator } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime.js";
 import { builtinHooks } from "./builtin-hooks.js";

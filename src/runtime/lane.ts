@@ -1,5 +1,5 @@
-import type { SummaryWorker } from "../continuity/summary-worker.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
+import type { SummaryWorker } from "../continuity/index.js";
+import type { TokenEstimator } from "../providers/index.js";
 import type { ThreadRunResult } from "./agent-loop.js";
 import type { AgentSpec } from "./agent-runtime.js";
 import type { ContinuityDriver } from "./continuity-driver.js";

@@ -1,5 +1,5 @@
 import type { AnyTool } from "../actions/index.js";
-import type { ToolSpec } from "../providers/provider.js";
+import type { ToolSpec } from "../providers/index.js";
 import { toolCatalogue } from "../tools/index.js";
 
 /** Longest tool name the providers accept (Anthropic and OpenAI: 64). */

@@ -1,8 +1,7 @@
 import { type AnyTool, toJsonValue } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
 import { createProtocolParser } from "../protocol/index.js";
-import { messageText } from "../providers/assembled-message.js";
-import { fromMessageData } from "../providers/message-data.js";
+import { fromMessageData, messageText } from "../providers/index.js";
 import {
   describeError,
   type EventData,
@@ -10,7 +9,7 @@ import {
   type SpoolEvent,
   type StreamRef,
 } from "../spec/index.js";
-import { stepStreamId } from "../transcript/thread-streams.js";
+import { stepStreamId } from "../transcript/index.js";
 
 /** What recovery found and did for an interrupted run. */
 export interface Recovery {

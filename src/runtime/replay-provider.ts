@@ -1,9 +1,14 @@
-import { requestDigest } from "../continuity/context-compiler.js";
-import type { AssembledMessage } from "../providers/assembled-message.js";
-import { fromMessageData } from "../providers/message-data.js";
-import type { Provider, ProviderRequest, StreamOptions } from "../providers/provider.js";
-import type { ProviderErrorInfo } from "../providers/provider-error.js";
-import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
+import { requestDigest } from "../continuity/index.js";
+import type {
+  AssembledMessage,
+  Provider,
+  ProviderErrorInfo,
+  ProviderFormat,
+  ProviderRequest,
+  StreamOptions,
+  StreamPart,
+} from "../providers/index.js";
+import { fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 
 /** A model step's `step.completed` data. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { taskStreamId } from "../actions/index.js";
 import { type EventStore, openEventStore } from "../log/index.js";
-import type { Provider } from "../providers/provider.js";
+import type { Provider } from "../providers/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import type { AgentRuntime, InterceptedCall } from "./agent-runtime.js";
 import { applyContinuityEvent, foldContinuityState } from "./continuity-state.js";

@@ -1,5 +1,5 @@
 import type { StepOutputEvent } from "../actions/index.js";
-import type { Usage } from "../providers/stream-part.js";
+import type { Usage } from "../providers/index.js";
 
 /** Why a run stopped before its work was done. */
 export type RunLimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";

@@ -4,13 +4,12 @@ import {
   type ContextMessage,
   type PinnedItem,
   type SummaryItem,
+  seedToMessage,
+  summaryFromData,
   type ThreadView,
-} from "../continuity/context-bundle.js";
-import { seedToMessage, summaryFromData } from "../continuity/seed-messages.js";
-import type { ContentBlock } from "../providers/assembled-message.js";
-import { clientToolCalls } from "../providers/assembled-message.js";
-import { fromMessageData } from "../providers/message-data.js";
-import type { ProviderMessage, ToolResult } from "../providers/provider.js";
+} from "../continuity/index.js";
+import type { ContentBlock, ProviderMessage, ToolResult } from "../providers/index.js";
+import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 import { formatActionResults, type ReportedAction, toolResultText } from "./action-results.js";
 import { nativeToolName } from "./native-tools.js";

@@ -1,4 +1,5 @@
 export { canonicalJson } from "./canonical-json.js";
+export { canonicalText } from "./chain-link.js";
 export {
   ConfigError,
   describeError,
@@ -44,5 +45,6 @@ export {
   isIdentifier,
   ulidString,
 } from "./events/define-event.js";
+export { STOP_REASONS } from "./events/message-events.js";
 export { canonicalEvent, chainHash } from "./hash-chain.js";
 export { seededRandom } from "./seeded-random.js";

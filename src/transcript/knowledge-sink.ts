@@ -1,7 +1,7 @@
 import { appendFile, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { EventStore } from "../log/index.js";
-import type { StreamPart } from "../providers/stream-part.js";
+import type { StreamPart } from "../providers/index.js";
 import type { SpoolEvent } from "../spec/index.js";
 import { KnowledgeFold } from "./knowledge-render.js";
 import type { StreamSink } from "./sink.js";

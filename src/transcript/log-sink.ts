@@ -1,7 +1,6 @@
 import type { EventStore } from "../log/index.js";
-import { MessageAssembler } from "../providers/assembled-message.js";
-import { toMessageData, toProviderErrorData } from "../providers/message-data.js";
-import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
+import type { ProviderFormat, StreamPart } from "../providers/index.js";
+import { MessageAssembler, toMessageData, toProviderErrorData } from "../providers/index.js";
 import type { NewEvent, NewEventOf, StreamRef } from "../spec/index.js";
 import type { StreamSink } from "./sink.js";
 

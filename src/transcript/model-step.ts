@@ -1,10 +1,12 @@
 import type { EventStore } from "../log/index.js";
-import type { AssembledMessage } from "../providers/assembled-message.js";
-import { toUsageData } from "../providers/message-data.js";
-import type { Provider, ProviderRequest } from "../providers/provider.js";
-import { type CursorCall, streamWithCursor } from "../providers/provider-cursor.js";
-import type { StreamPart } from "../providers/stream-part.js";
-import type { TokenEstimator } from "../providers/tokens/index.js";
+import type {
+  AssembledMessage,
+  Provider,
+  ProviderRequest,
+  StreamPart,
+  TokenEstimator,
+} from "../providers/index.js";
+import { type CursorCall, streamWithCursor, toUsageData } from "../providers/index.js";
 import { type CheckpointEvent, writeCheckpoint } from "./checkpoint-writer.js";
 import type { KnowledgeSink } from "./knowledge-sink.js";
 import { createLogSink } from "./log-sink.js";

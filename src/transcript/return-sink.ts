@@ -1,5 +1,5 @@
-import { type AssembledMessage, MessageAssembler } from "../providers/assembled-message.js";
-import type { ProviderFormat, StreamPart } from "../providers/stream-part.js";
+import type { ProviderFormat, StreamPart } from "../providers/index.js";
+import { type AssembledMessage, MessageAssembler } from "../providers/index.js";
 import type { StreamSink } from "./sink.js";
 
 /** A sink that assembles the message for the caller, and the promise of it. */

@@ -1,4 +1,4 @@
-import type { StreamPart } from "../providers/stream-part.js";
+import type { StreamPart } from "../providers/index.js";
 import { describeSinkError, type SinkReport, type StreamSink } from "./sink.js";
 
 /** Options of `createSinkFanout`. */

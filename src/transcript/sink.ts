@@ -1,4 +1,4 @@
-import type { StreamPart } from "../providers/stream-part.js";
+import type { StreamPart } from "../providers/index.js";
 import type { NewEventOf, StreamRef } from "../spec/index.js";
 
 /**

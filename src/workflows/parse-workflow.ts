@@ -1,7 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { LineCounter, parseDocument } from "yaml";
-import { type FeedIssue, formatIssuePath, zodFeedIssues } from "../feeds/feed-issues.js";
-import { locateYamlPath, type TextPosition } from "../feeds/yaml-location.js";
+import {
+  type FeedIssue,
+  formatIssuePath,
+  locateYamlPath,
+  type TextPosition,
+  zodFeedIssues,
+} from "../feeds/index.js";
 import { describeError } from "../spec/index.js";
 import { type WorkflowDefinition, workflowSchema } from "./workflow-definition.js";
 import { WorkflowError } from "./workflow-error.js";

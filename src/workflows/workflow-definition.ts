@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { unknownFields } from "../feeds/feed-issues.js";
+import { unknownFields } from "../feeds/index.js";
 import type { ActionType } from "../protocol/index.js";
 
 /** Action kinds a workflow step may run. */

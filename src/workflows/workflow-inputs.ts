@@ -1,4 +1,4 @@
-import { preview } from "../feeds/feed-issues.js";
+import { preview } from "../feeds/index.js";
 import type { WorkflowDefinition, WorkflowInput } from "./workflow-definition.js";
 import { WorkflowError } from "./workflow-error.js";
 

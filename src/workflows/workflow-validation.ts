@@ -1,5 +1,5 @@
 import { DependencyGraph } from "../actions/index.js";
-import type { FeedIssue } from "../feeds/feed-issues.js";
+import type { FeedIssue } from "../feeds/index.js";
 import {
   RESERVED_REFERENCE_NAMES,
   type WorkflowDefinition,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { createItemSpace, type ItemSpace } from "../../src/directives/index.js";
+import { parseHookFile } from "../../src/hooks/index.js";
 
 /** The directories of an item space's three tiers, under one temporary root. */
 export interface TempItemSpace {
@@ -38,6 +39,7 @@ export function useTempItemSpace(prefix: string): TempItemSpace {
         builtinDir,
         trustedKeys: new Map(),
         env: {},
+        itemChecks: { hook: parseHookFile },
       }),
   };
   beforeEach(() => {

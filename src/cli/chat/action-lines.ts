@@ -1,4 +1,4 @@
-import type { RunTotals } from "../../runtime/run-notice.js";
+import type { RunTotals } from "../../runtime/index.js";
 import { oneLine, type Style } from "../format.js";
 import { fitLine, type LinePart } from "./terminal-text.js";
 

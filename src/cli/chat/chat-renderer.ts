@@ -1,6 +1,6 @@
 import type { ActionLogEntry, StepOutputEvent } from "../../actions/index.js";
 import type { ActionRequest } from "../../protocol/index.js";
-import type { RunLimitName, RunNotice, RunObserver } from "../../runtime/run-notice.js";
+import type { RunLimitName, RunNotice, RunObserver } from "../../runtime/index.js";
 import { type CliOutput, colorEnabled, createStyle, oneLine, outputWidth } from "../format.js";
 import {
   type ActionEnd,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { EventStore } from "../../log/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
-import { parseStepStreamId } from "../../transcript/thread-streams.js";
+import { parseStepStreamId } from "../../transcript/index.js";
 import {
   type CommandContext,
   DB_OPTION,

@@ -3,9 +3,9 @@ import {
   type ProtocolEvent,
   type ProtocolParser,
 } from "../../protocol/index.js";
-import { isBackgroundThread } from "../../runtime/continuity-state.js";
+import { isBackgroundThread } from "../../runtime/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
-import { parseStepStreamId } from "../../transcript/thread-streams.js";
+import { parseStepStreamId } from "../../transcript/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { isWorkerThread } from "./thread-rows.js";
 

@@ -6,6 +6,7 @@ import {
   type ItemListing,
   isRootFileKind,
 } from "../../directives/index.js";
+import { parseHookFile } from "../../hooks/index.js";
 import { resolveKeysDir } from "../../transcript/index.js";
 import { type CommandContext, DB_OPTION, parseCommandArgs, UsageError } from "../context.js";
 import { oneLine, renderTable } from "../format.js";
@@ -69,6 +70,7 @@ export async function itemsCommand(ctx: CommandContext, args: string[]): Promise
     home: ctx.io.env.HOME || homedir(),
     env: ctx.io.env,
     keysDir: resolveKeysDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db, keys: values.keys }),
+    itemChecks: { hook: parseHookFile },
   });
   const listings = space.list(kind ? { kind: kind as ItemKind } : {});
   const failed = listings.some((listing) => listing.problem !== undefined);

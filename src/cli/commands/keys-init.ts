@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import {
+  initKeys,
   RETIRED_KEYS_DIR,
   resolveKeysDir,
   retireCurrentKey,
-} from "../../transcript/checkpoint-keys.js";
-import { initKeys } from "../../transcript/signing.js";
+} from "../../transcript/index.js";
 import { type CommandContext, DB_OPTION, parseCommandArgs, UsageError } from "../context.js";
 import type { CommandHelp } from "../usage.js";
 

@@ -1,5 +1,5 @@
 import type { EventStore } from "../../log/index.js";
-import { pinId } from "../../runtime/continuity-actions.js";
+import { pinId } from "../../runtime/index.js";
 import type { EventData } from "../../spec/index.js";
 import {
   type CommandContext,

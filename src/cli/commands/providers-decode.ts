@@ -1,14 +1,12 @@
 import {
   assembleMessage,
+  decodeRecordedStream,
   isOpenAIFlavourName,
   OPENAI_FLAVOURS,
-  type StreamPart,
-} from "../../providers/index.js";
-import {
-  decodeRecordedStream,
   RECORDED_FORMATS,
   type RecordedFormat,
-} from "../../providers/recorded-stream.js";
+  type StreamPart,
+} from "../../providers/index.js";
 import {
   type CommandContext,
   DB_OPTION,

@@ -3,7 +3,7 @@ import {
   type ContinuityState,
   emptyContinuityState,
   type ThreadState,
-} from "../../runtime/continuity-state.js";
+} from "../../runtime/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 
 /** Where a thread stands: still taking turns, or ended one way or another. */

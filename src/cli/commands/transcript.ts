@@ -1,6 +1,6 @@
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { findThreadContinuity, streamTranscript } from "../../transcript/transcript-rebuild.js";
+import { findThreadContinuity, streamTranscript } from "../../transcript/index.js";
 import {
   type CommandContext,
   continuityNotFound,

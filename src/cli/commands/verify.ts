@@ -3,9 +3,13 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { EventStore } from "../../log/index.js";
 import { isIdentifier } from "../../spec/index.js";
-import { loadTrustedKeys, resolveKeysDir } from "../../transcript/checkpoint-keys.js";
-import { type CheckpointReport, verifyCheckpoints } from "../../transcript/checkpoint-verify.js";
-import type { TranscriptReport } from "../../transcript/transcript-verify.js";
+import type { TranscriptReport } from "../../transcript/index.js";
+import {
+  type CheckpointReport,
+  loadTrustedKeys,
+  resolveKeysDir,
+  verifyCheckpoints,
+} from "../../transcript/index.js";
 import {
   type CommandContext,
   DB_OPTION,
@@ -160,7 +164,7 @@ async function verifyTranscript(
   store?: EventStore,
 ): Promise<TranscriptReport> {
   // Loaded on demand: continuity and thread checks need none of the transcript code.
-  const { verifyTranscriptFile } = await import("../../transcript/transcript-verify.js");
+  const { verifyTranscriptFile } = await import("../../transcript/index.js");
   return verifyTranscriptFile(path, {
     publicKeys,
     ...(continuity !== undefined ? { continuity } : {}),
