@@ -5,6 +5,7 @@
  * continuity module (context compiler, summaries, handoffs).
  */
 export * from "./actions/index.js";
+export * from "./app/index.js";
 export * from "./continuity/index.js";
 export * from "./directives/index.js";
 export * from "./feeds/index.js";

@@ -2,8 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { assembleAgent } from "../src/app/index.js";
 import type { EventStore } from "../src/log/index.js";
-import { assembleAgent, createAgentRuntime } from "../src/runtime/index.js";
+import { createAgentRuntime } from "../src/runtime/index.js";
 import { ConfigError } from "../src/spec/index.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 

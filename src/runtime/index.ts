@@ -6,7 +6,6 @@
  */
 
 export { formatActionResults, RESULT_TEXT_MAX, type ReportedAction } from "./action-results.js";
-export { type AssembledAgent, type AssembleOptions, assembleAgent } from "./agent-assembly.js";
 export {
   catchUp,
   decide,

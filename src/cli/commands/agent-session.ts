@@ -1,10 +1,8 @@
+import { type AssembledAgent, type AssembleOptions, assembleAgent } from "../../app/index.js";
 import type { EventStore } from "../../log/index.js";
 import {
   type AgentRuntime,
   type AgentRuntimeOptions,
-  type AssembledAgent,
-  type AssembleOptions,
-  assembleAgent,
   createAgentRuntime,
   foldContinuityState,
   type RunObserver,

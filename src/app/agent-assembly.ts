@@ -30,11 +30,10 @@ import {
   createRelicHost,
   type RelicHost,
 } from "../relics/index.js";
+import type { AgentRuntimeOptions, AgentSpec, RunLimits } from "../runtime/index.js";
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
-import type { RunLimits } from "./agent-loop.js";
-import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime.js";
 
 /** What `assembleAgent` needs. */
 export interface AssembleOptions {
