@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { main } from "../../src/cli/main.js";
 import { anthropicTextFrames } from "./anthropic-sse.js";
 import { awaitableOutput, memoryOutput, runSpool } from "./cli.js";
-import type { Workspace } from "./cli-e2e.js";
+import { spoolOnPipes, type Workspace } from "./cli-e2e.js";
 import type { ReplayServer } from "./replay-server.js";
 
 /** A fake OpenAI-shaped key (never a real one). */
@@ -321,4 +321,72 @@ export async function writeHandoff(
   await run(workspace, [...args, "hello"], env);
   await run(workspace, [...args, "again"], env);
   return provider.continuity;
+}
+
+/** What `writeCrash` writes with `fs.write` (append mode): replay must never write it again. */
+export const CRASH_FILE = "crash-out.txt";
+
+/**
+ * Continuity `crash`: a `spool run` process SIGKILLed right after its `fs.write` (append) ran,
+ * then `spool resume` in this process finishing it.
+ */
+export async function writeCrash(workspace: Workspace): Promise<string> {
+  const action = {
+    name: "fs.write",
+    parameters: { path: CRASH_FILE, content: "written once\n", mode: "append" },
+  };
+  const env = scripted(
+    workspace,
+    "crash",
+    [
+      `<action type="tool" mode="sync" id="w1">${JSON.stringify(action)}</action><response final="false">${"Checking what I wrote before going on. ".repeat(6)}</response>`,
+      "<response>done</response>",
+    ],
+    30,
+  );
+  const doomed = spoolOnPipes(
+    ["run", "assistant", "--agent", "assistant", "--continuity", "crash", "--prompt", "write"],
+    { cwd: workspace.dir, env },
+  );
+  try {
+    doomed.child.stdin.end();
+    await doomed.shows("✓ fs.write", 0, 60_000);
+  } finally {
+    doomed.child.kill("SIGKILL");
+  }
+  await doomed.exited;
+  const after = scripted(workspace, "crash-after", ["<response>done</response>"]);
+  const resumed = await runSpool(["resume", "crash"], { cwd: workspace.dir, env: after });
+  if (resumed.code !== 0)
+    throw new Error(`spool resume exited ${resumed.code}: ${resumed.stdout}${resumed.stderr}`);
+  return "crash";
+}
+
+/** The file the hook of `writeHookWithTool` appends to. */
+export const HOOK_FILE = "hooked.txt";
+
+/**
+ * Continuity `hook-tool`: a project hook on `thread.started` whose action is the `fs.write` tool
+ * (append). Until hook actions go through the scheduler (issue 14, defect 3), its replay reaches
+ * the tool (`replay.outside-call`), so it is not in the closed-world corpus yet.
+ */
+export async function writeHookWithTool(workspace: Workspace): Promise<string> {
+  writeItem(
+    workspace,
+    ".ai/hooks/stamp.yaml",
+    `- id: stamp
+  event: thread.started
+  action:
+    item_type: tool
+    item_id: fs.write
+    params: { path: ${HOOK_FILE}, content: "hooked\\n", mode: append }
+`,
+  );
+  const env = scripted(workspace, "hook-tool", ["<response>done</response>"]);
+  await run(
+    workspace,
+    ["assistant", "--agent", "assistant", "--continuity", "hook-tool", "--prompt", "go"],
+    env,
+  );
+  return "hook-tool";
 }
