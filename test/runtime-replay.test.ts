@@ -66,8 +66,8 @@ const replay = (source: EventStore, stallMs = 2000) =>
     source,
     continuity,
     stallMs,
-    makeRuntime: ({ store: target, provider, intercept }) =>
-      createAgentRuntime({ store: target, provider, agent: agent(), intercept }),
+    makeRuntime: ({ store: target, world }) =>
+      createAgentRuntime({ store: target, provider: world.provider, agent: agent(), world }),
   });
 
 /** Copies the continuity into a fresh store, changing one event on the way. */

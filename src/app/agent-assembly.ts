@@ -19,7 +19,9 @@ import type { Provider } from "../providers/index.js";
 import {
   createProvider,
   createScriptedProvider,
+  isProviderName,
   loadScript,
+  type ProviderName,
   type ProviderSettings,
   resolveProviderSettings,
 } from "../providers/index.js";
@@ -104,7 +106,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   }
   if (manifestName === undefined && directiveName === undefined) manifestName = "assistant";
   const manifest = manifestName !== undefined ? space.manifest(manifestName) : undefined;
-  const directive = space.directive(directiveName ?? manifest!.directive);
+  // A directive is known by its item name (`data/process` for .ai/directives/data/process.md):
+  // that is what the log records, so resume and replay find the same file.
+  const directiveItem = directiveName ?? manifest!.directive;
+  const directive = space.directive(directiveItem);
 
   let model: string;
   if (provider) {
@@ -142,6 +147,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     });
   }
 
+  // Tiers resolve for the provider in use (replay's provider carries the name the log
+  // recorded), so a summarizer or child agent gets the model it had: never a default provider's.
+  const tierProvider: ProviderName = isProviderName(provider.name) ? provider.name : "anthropic";
   const inputs = options.inputs ? checkInputs(directive, options.inputs) : undefined;
   const continuation = space.coordination().continuation;
   const directiveMeta = (name: string): { name: string; summarizer?: string } => {
@@ -154,17 +162,16 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   };
   const tools = toolsFor(options.workspace, directive, manifest, config);
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
-  const specOf = (target: Directive, own?: AgentManifest): AgentSpec => {
+  const specOf = (target: Directive, item: string, own?: AgentManifest): AgentSpec => {
     const allowed = own === manifest ? tools : toolsFor(options.workspace, target, own, config);
     const names = new Set(allowed.map((tool) => tool.name));
     return {
-      directive: target.name,
+      directive: item,
       instructions: withInputs(target, target === directive ? inputs : undefined),
       model:
         target === directive
           ? model
-          : (modelFor(config, target.model.tier, settings?.name ?? "anthropic", target.model.id) ??
-            model),
+          : (modelFor(config, target.model.tier, tierProvider, target.model.id) ?? model),
       limits: target === directive ? limits : runLimits(target.limits),
       // Internal actions answer to the manifest's internal_actions policy, not to permissions.
       permits: (type, name) =>
@@ -175,7 +182,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     };
   };
   const agent = {
-    ...specOf(directive, manifest),
+    ...specOf(directive, directiveItem, manifest),
     ...(manifest ? { manifest: manifest.name } : {}),
   };
 
@@ -222,12 +229,12 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       summarizerSpec: (name) => {
         try {
           const target = space.directive(name);
-          const spec = specOf(target);
+          const spec = specOf(target, name);
           // coordination.yaml's summary_model picks the tier, unless the directive names a model.
           const tiered = target.model.id
             ? undefined
-            : modelFor(config, continuation.summaryModel, settings?.name ?? "anthropic");
-          return tiered && settings ? { ...spec, model: tiered } : spec;
+            : modelFor(config, continuation.summaryModel, tierProvider);
+          return tiered ? { ...spec, model: tiered } : spec;
         } catch {
           return undefined;
         }
@@ -235,7 +242,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       agents: {
         get: (name) => {
           try {
-            return specOf(space.directive(name));
+            return specOf(space.directive(name), name);
           } catch {
             return undefined;
           }

@@ -55,7 +55,7 @@ Commands:
   chat                          Chat with an agent (the main job; a demo without a provider key)
   run <directive>               Run a directive once and exit with its status
   resume [continuity]           Continue runs a crash interrupted
-  replay <continuity>           Re-derive a continuity from its log; --verify checks it
+  replay <continuity>           Re-derive a continuity from its log; exit 1 on a difference
   tail [continuity]             Follow a continuity live as a conversation
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
@@ -88,7 +88,7 @@ Set SPOOL_DEBUG=1 to print stack traces; set NO_COLOR=1 to turn colour off.
 Examples:
   spool chat
   spool run demo
-  spool replay chat --verify
+  spool replay chat
   spool continuities create --title "Home"
   spool turn add 01JC3V7Q8ZK2N5W4X6Y8A0B1C2 "remind me to water the plants"
   spool log tail --follow --db postgres://spool@localhost/spool

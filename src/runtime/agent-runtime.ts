@@ -38,6 +38,7 @@ import { createLaneContinuity, inputBudget } from "./lane-continuity.js";
 import { createLaneFeeds, type RuntimeFeeds } from "./lane-feeds.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
+import type { ReplayWorld } from "./replay-world.js";
 import type { RunObserver } from "./run-notice.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
@@ -115,6 +116,12 @@ export interface AgentRuntimeOptions {
   recordedFeeds?: (step: string) => string | undefined;
   /** Waits a retry's backoff (replay passes one that does not wait). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Replay's closed world: with it, the runtime's provider, executors, tools, feed sources,
+   * clock and action results are the world's (`ReplayWorld.enclose`), so it reaches nothing
+   * outside the log; whatever it would reach throws `replay.outside-call`.
+   */
+  world?: ReplayWorld;
 }
 
 /** An action attempt as `intercept` sees it. */
@@ -164,7 +171,8 @@ export interface AgentRuntime {
 }
 
 /** Creates the agent runtime over a store and a provider. */
-export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
+  const options = given.world ? given.world.enclose(given) : given;
   const { store, provider } = options;
   const catalogue = options.catalogue ?? createModelCatalogue();
   const lanes = new Map<string, Lane>();

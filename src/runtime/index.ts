@@ -59,6 +59,13 @@ export {
   UNCOMPARED_TYPES,
 } from "./replay-compare.js";
 export { createReplayProvider, messageParts } from "./replay-provider.js";
+export {
+  createReplayWorld,
+  type OutsideCall,
+  ReplayOutsideCallError,
+  type ReplayWorld,
+  type ReplayWorldParts,
+} from "./replay-world.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
 export { type HistoryMessage, ThreadHistory } from "./thread-history.js";

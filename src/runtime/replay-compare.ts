@@ -39,10 +39,28 @@ const CONTINUITY_INPUTS: ReadonlySet<string> = new Set([
 ]);
 
 /** True when replay re-derives `event` and compares it. */
-export function isCompared(event: { type: string; stream?: StreamRef }): boolean {
+export function isCompared(event: { type: string; stream?: StreamRef; data?: unknown }): boolean {
   const spec = eventSpec(event.type);
   if (!spec || spec.criticality === "droppable" || isInput(event)) return false;
-  return !UNCOMPARED_TYPES.has(event.type);
+  return !UNCOMPARED_TYPES.has(event.type) && !isWorldRecord(event);
+}
+
+/**
+ * True for what the world wrote while an effect ran, not the runtime: the relic host's lifecycle
+ * and calls (`relic.*`) and the kv relic's state (`kv.*`), and a workflow's graph on its task
+ * stream (`graph.*`, `foreach.completed`, and its nodes' `step.*`, whose outputs are never
+ * logged). Replay reaches no relic and runs no workflow (it takes their recorded results), so it
+ * cannot re-derive these; the decisions around them (dispatch, result, next context) it does.
+ */
+export function isWorldRecord(event: {
+  type: string;
+  stream?: StreamRef;
+  data?: unknown;
+}): boolean {
+  if (event.type.startsWith("relic.") || event.type.startsWith("kv.")) return true;
+  if (event.stream?.kind !== "task") return false;
+  if (event.type.startsWith("graph.") || event.type === "foreach.completed") return true;
+  return event.type.startsWith("step.") && (event.data as { kind?: unknown })?.kind === "graph";
 }
 
 /**
@@ -104,6 +122,7 @@ export class LaneMatcher {
   readonly #lanes = new Map<string, SpoolEvent[]>();
   readonly #heads = new Map<string, number>();
   #matched = 0;
+  #time = 0;
 
   constructor(expected: readonly SpoolEvent[]) {
     for (const event of expected) {
@@ -112,6 +131,11 @@ export class LaneMatcher {
       list.push(event);
       this.#lanes.set(lane, list);
     }
+  }
+
+  /** The logged time (ms since the epoch) of the latest logged event matched, 0 before any. */
+  get time(): number {
+    return this.#time;
   }
 
   /** How many logged events have been matched. */
@@ -133,6 +157,7 @@ export class LaneMatcher {
     }
     this.#heads.set(lane, head + 1);
     this.#matched += 1;
+    this.#time = Math.max(this.#time, Date.parse(expected.ts));
     return undefined;
   }
 
@@ -155,6 +180,7 @@ export class LaneMatcher {
     if (list?.[head] === event) {
       this.#heads.set(lane, head + 1);
       this.#matched += 1;
+      this.#time = Math.max(this.#time, Date.parse(event.ts));
     }
   }
 }

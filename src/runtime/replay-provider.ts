@@ -35,7 +35,8 @@ interface RecordedCall {
  * the request's digest (`context.compiled`): replay calls no model. A request no recorded call
  * matches means the compiled context differs; the stream then ends with an error (and the
  * replay has already reported the `context.compiled` that differs). A call a crash cut off plays
- * its logged deltas and then never ends, as the original did not.
+ * its logged deltas and then never ends, as the original did not; a call the user cancelled
+ * plays what had arrived and ends only when its signal aborts (replay re-enacts the cancel).
  */
 export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
   const calls = new Map<string, RecordedCall>();
@@ -149,13 +150,17 @@ async function* play(
         },
       };
     }
+    // A call the user cancelled (Ctrl-C) ends when the replay re-enacts that cancel at its place
+    // in the log, not when its recorded output runs out: the runtime is cancelled mid-call, as
+    // the original was, rather than handed output that stops in the middle of a tag.
+    if (call.failed.code === "provider.cancelled") await aborted(signal);
     yield { type: "error", error: { ...call.failed } };
     return;
   }
   // Cut off by a crash: what was logged, then silence until the replay re-enacts the crash.
   yield { type: "start", responseId: null, model: request.model };
   if (call.partial !== "") yield { type: "text", block: 0, text: call.partial };
-  await new Promise<void>((resolve) => signal?.addEventListener("abort", () => resolve()));
+  await aborted(signal);
   yield {
     type: "error",
     error: {
@@ -164,6 +169,14 @@ async function* play(
       retryable: false,
     },
   };
+}
+
+/** Resolves once `signal` aborts (never without one). */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) =>
+    signal?.addEventListener("abort", () => resolve(), { once: true }),
+  );
 }
 
 /** The stream parts that assemble back into `message`. */

@@ -7,8 +7,10 @@ import type { Provider } from "../providers/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import type { AgentRuntime, InterceptedCall } from "./agent-runtime.js";
 import { applyContinuityEvent, foldContinuityState } from "./continuity-state.js";
+import { cancelPoints } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { createReplayProvider } from "./replay-provider.js";
+import { createReplayWorld, type OutsideCall, type ReplayWorld } from "./replay-world.js";
 import { createVerifyingStore, type VerifyingStore } from "./verifying-store.js";
 
 /** What a replay needs. */
@@ -18,11 +20,13 @@ export interface ReplayOptions {
   continuity: string;
   /**
    * Builds a runtime configured like the one that wrote the log (same directive and tools), over
-   * the replay's store and provider, passing `intercept` and `recordedFeeds` through: replay's
-   * recorded results and context feeds.
+   * the replay's store, with `world` passed as `AgentRuntimeOptions.world`: the closed world
+   * whose provider, recorded results, feeds and clock replace everything outside. `provider`,
+   * `intercept` and `recordedFeeds` are the world's, for runtimes built without it.
    */
   makeRuntime(parts: {
     store: EventStore;
+    world: ReplayWorld;
     provider: Provider;
     intercept: (call: InterceptedCall) => Promise<unknown> | undefined;
     recordedFeeds: (step: string) => string | undefined;
@@ -44,6 +48,13 @@ export interface ReplayReport {
   taken: number;
   /** Crashes re-enacted (each `recovery.started`). */
   recoveries: number;
+  /** Cancels from outside (Ctrl-C) re-enacted where the log shows their first consequence. */
+  cancels: number;
+  /**
+   * What the replayed runtime tried to reach outside the log (a tool, relic, workflow, model,
+   * feed source or the network): any makes the replay not identical.
+   */
+  reached: OutsideCall[];
   difference?: ReplayDifference;
 }
 
@@ -53,8 +64,10 @@ export interface ReplayReport {
  * compiled context's digest) and every tool, llm, relic and workflow result taken from the log,
  * so nothing external is called, and every decision is re-derived and compared, lane by lane,
  * with the logged one. A crash is re-enacted where the log shows recovery began: the replayed
- * runtime is stopped there and a fresh one recovers, as the original did. Resolves with the
- * first difference, or `identical`.
+ * runtime is stopped there and a fresh one recovers, as the original did; a cancel (Ctrl-C)
+ * where its first consequence was logged. The runtime runs in a closed world (`ReplayWorld`)
+ * and `fetch` throws while replay runs: whatever it reaches outside is reported. Resolves with
+ * the first difference, or `identical`.
  */
 export async function replayContinuity(options: ReplayOptions): Promise<ReplayReport> {
   const { source, continuity } = options;
@@ -75,6 +88,24 @@ export async function replayContinuity(options: ReplayOptions): Promise<ReplayRe
   }
 }
 
+/** How many replays run in this process: the real `fetch` is back once none does. */
+let sealed = 0;
+let realFetch: typeof fetch | undefined;
+
+/**
+ * Replaces `globalThis.fetch` with the world's, which throws, until the returned function is
+ * called: nothing in the process reaches the network while a replay runs.
+ */
+function sealFetch(world: ReplayWorld): () => void {
+  if (sealed === 0) realFetch = globalThis.fetch;
+  sealed += 1;
+  globalThis.fetch = world.fetch;
+  return () => {
+    sealed -= 1;
+    if (sealed === 0 && realFetch) globalThis.fetch = realFetch;
+  };
+}
+
 async function replayInto(
   options: ReplayOptions,
   original: readonly SpoolEvent[],
@@ -84,100 +115,142 @@ async function replayInto(
   const stallMs = options.stallMs ?? 10_000;
   const compared = original.filter(isCompared);
   const matcher = new LaneMatcher(compared);
-  const provider = createReplayProvider(original);
   const outcomes = recordedOutcomes(original);
-  const intercept = (call: InterceptedCall) => outcomes(call);
   const feeds = new Map<string, string>();
   for (const event of original) {
     if (event.type === "context.feeds") {
       feeds.set(event.stream.id, (event.data as EventData<"context.feeds">).text);
     }
   }
-  const recordedFeeds = (step: string) => feeds.get(step);
+  // The clock stands where replay stands in the log: the latest logged time it has reached.
+  let inputTime = Date.parse(original[0]!.ts);
+  const world = createReplayWorld({
+    provider: createReplayProvider(original),
+    intercept: (call) => outcomes(call),
+    recordedFeeds: (step) => feeds.get(step),
+    now: () => Math.max(inputTime, matcher.time),
+  });
+  const parts = () => ({
+    store: verifying,
+    world,
+    provider: world.provider,
+    intercept: world.intercept,
+    recordedFeeds: world.recordedFeeds,
+  });
   const boundaries = original.filter((event) => event.type === "recovery.started");
+  const cancels = cancelPoints(original);
   const cutOff = cutOffSteps(original);
   const endsInterrupted = hasOpenRun(original);
   let taken = 0;
   let recoveries = 0;
+  let cancelled = 0;
 
-  const report = (difference?: ReplayDifference): ReplayReport => ({
-    identical: difference === undefined,
-    events: original.length,
-    compared: compared.length,
-    taken,
-    recoveries,
-    ...(difference ? { difference } : {}),
-  });
+  const report = (found?: ReplayDifference): ReplayReport => {
+    const outside = world.reached[0];
+    const difference =
+      found ??
+      (outside
+        ? { reason: `replay reached ${outside.kind} "${outside.name}" outside the log` }
+        : undefined);
+    return {
+      identical: difference === undefined,
+      events: original.length,
+      compared: compared.length,
+      taken,
+      recoveries,
+      cancels: cancelled,
+      reached: [...world.reached],
+      ...(difference ? { difference } : {}),
+    };
+  };
 
   let boundaryIndex = 0;
   const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
   let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead });
-  let runtime = options.makeRuntime({ store: verifying, provider, intercept, recordedFeeds });
+  let runtime = options.makeRuntime(parts());
 
-  const sofar = foldContinuityState([]);
-  for (const event of original) {
-    // Child threads do not count: a background summarizer may still be running between turns.
-    const runOpen = [...sofar.threads.values()].some(
-      (thread) => thread.openRun !== undefined && thread.parent === undefined,
-    );
-    applyContinuityEvent(sofar, event);
-    if (isInput(event)) {
+  const release = sealFetch(world);
+  try {
+    const sofar = foldContinuityState([]);
+    for (const event of original) {
+      const cancel = cancels.get(event.seq);
+      if (cancel) {
+        // Everything the log has before the cancel's first consequence happened before the cancel.
+        const outcome = await verifying.settle(
+          () => matcher.matched >= countBefore(compared, event.seq),
+          stallMs,
+        );
+        if (outcome.difference) return report(outcome.difference);
+        if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
+        runtime.cancel(continuity, cancel.reason);
+        cancelled += 1;
+      }
+      // Child threads do not count: a background summarizer may still be running between turns.
+      const runOpen = [...sofar.threads.values()].some(
+        (thread) => thread.openRun !== undefined && thread.parent === undefined,
+      );
+      applyContinuityEvent(sofar, event);
+      if (isInput(event)) {
+        const outcome = await verifying.settle(
+          () => matcher.matched >= countBefore(compared, event.seq),
+          stallMs,
+        );
+        if (outcome.difference) return report(outcome.difference);
+        if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
+        if (!runOpen) {
+          // The original had finished its runs when this input came: so must the replay.
+          const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+          if (idle.difference) return report(idle.difference);
+          if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
+        }
+        await scratch.append(copyOf(event));
+        inputTime = Math.max(inputTime, Date.parse(event.ts));
+        if (event.type === "turn.added") void runtime.accept(continuity, event.id).catch(() => {});
+        continue;
+      }
+      if (event.type !== "recovery.started") continue;
       const outcome = await verifying.settle(
         () => matcher.matched >= countBefore(compared, event.seq),
         stallMs,
       );
       if (outcome.difference) return report(outcome.difference);
-      if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
-      if (!runOpen) {
-        // The original had finished its runs when this input came: so must the replay.
-        const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
-        if (idle.difference) return report(idle.difference);
-        if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
+      // Replay derived something else where the crashed process had written an event: a real
+      // difference, not an event the crash kept from being written.
+      const held = verifying.heldBefore(event.seq);
+      if (held) return report(held);
+      // The events the crashed process wrote that replay could not derive: those that came from
+      // a model call the crash cut off (its text was never logged whole) are taken from the log.
+      // The compiled context and the step's start are decisions, never model output.
+      for (const missing of matcher.unmatched(event.seq)) {
+        if (!cutOff.has(stepOf(missing)) || NEVER_TAKEN.has(missing.type)) {
+          return report(firstUnmatched(matcher, event.seq));
+        }
+        matcher.skip(missing);
+        await scratch.append(copyOf(missing));
+        taken += 1;
       }
-      await scratch.append(copyOf(event));
-      if (event.type === "turn.added") void runtime.accept(continuity, event.id).catch(() => {});
-      continue;
+      verifying.kill();
+      // What the stopped runtime appended before the crash point is matched but may still be on
+      // its way into the scratch store; the fresh runtime must find it there, as the original's
+      // restart found it in the log (else it sees a run that started as a turn never taken).
+      await scratch.flush();
+      boundaryIndex += 1;
+      recoveries += 1;
+      verifying = createVerifyingStore({ scratch, matcher, crashAhead });
+      runtime = options.makeRuntime(parts());
+      void runtime.resume(continuity).catch(() => {});
     }
-    if (event.type !== "recovery.started") continue;
-    const outcome = await verifying.settle(
-      () => matcher.matched >= countBefore(compared, event.seq),
-      stallMs,
-    );
+    const outcome = await verifying.settle(() => matcher.matched >= compared.length, stallMs);
     if (outcome.difference) return report(outcome.difference);
-    // Replay derived something else where the crashed process had written an event: a real
-    // difference, not an event the crash kept from being written.
-    const held = verifying.heldBefore(event.seq);
-    if (held) return report(held);
-    // The events the crashed process wrote that replay could not derive: those that came from
-    // a model call the crash cut off (its text was never logged whole) are taken from the log.
-    // The compiled context and the step's start are decisions, never model output.
-    for (const missing of matcher.unmatched(event.seq)) {
-      if (!cutOff.has(stepOf(missing)) || NEVER_TAKEN.has(missing.type)) {
-        return report(firstUnmatched(matcher, event.seq));
-      }
-      matcher.skip(missing);
-      await scratch.append(copyOf(missing));
-      taken += 1;
+    if (outcome.stalled) return report(firstUnmatched(matcher));
+    if (!endsInterrupted) {
+      const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+      if (idle.difference) return report(idle.difference);
     }
-    verifying.kill();
-    // What the stopped runtime appended before the crash point is matched but may still be on
-    // its way into the scratch store; the fresh runtime must find it there, as the original's
-    // restart found it in the log (else it sees a run that started as a turn never taken).
-    await scratch.flush();
-    boundaryIndex += 1;
-    recoveries += 1;
-    verifying = createVerifyingStore({ scratch, matcher, crashAhead });
-    runtime = options.makeRuntime({ store: verifying, provider, intercept, recordedFeeds });
-    void runtime.resume(continuity).catch(() => {});
+    return report();
+  } finally {
+    release();
   }
-  const outcome = await verifying.settle(() => matcher.matched >= compared.length, stallMs);
-  if (outcome.difference) return report(outcome.difference);
-  if (outcome.stalled) return report(firstUnmatched(matcher));
-  if (!endsInterrupted) {
-    const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
-    if (idle.difference) return report(idle.difference);
-  }
-  return report();
 }
 
 /** Decisions replay always re-derives, even in a step a crash cut off. */

@@ -62,8 +62,8 @@ export function replay(
     source,
     continuity,
     stallMs: 5000,
-    makeRuntime: ({ store, provider, intercept }) =>
-      createAgentRuntime({ store, provider, agent, intercept }),
+    makeRuntime: ({ store, world }) =>
+      createAgentRuntime({ store, provider: world.provider, agent, world }),
   });
 }
 

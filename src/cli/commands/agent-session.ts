@@ -28,6 +28,8 @@ export interface AgentSessionOptions
   intercept?: AgentRuntimeOptions["intercept"];
   /** Replay's recorded context feeds (see `AgentRuntimeOptions.recordedFeeds`). */
   recordedFeeds?: AgentRuntimeOptions["recordedFeeds"];
+  /** Replay's closed world (see `AgentRuntimeOptions.world`). */
+  world?: AgentRuntimeOptions["world"];
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -37,7 +39,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, recordedFeeds, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, world, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -54,6 +56,7 @@ export function openAgentSession(
     ...(observer ? { observer } : {}),
     ...(intercept ? { intercept } : {}),
     ...(recordedFeeds ? { recordedFeeds } : {}),
+    ...(world ? { world } : {}),
   });
   return {
     runtime,

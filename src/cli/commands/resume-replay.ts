@@ -39,11 +39,13 @@ export const REPLAY_USAGE: CommandHelp = {
 Re-runs a continuity from its log into a scratch store: its inputs again, the recorded model
 outputs and tool results in place of the model and the tools (nothing external is called),
 crashes re-enacted where recovery began. Every decision (context, dispatch, retry, skip, loop
-decision, recovery) is re-derived and compared with the log; prints "identical" or the first
-event that differs. With --verify, exits 1 when they differ.
+decision, recovery) is re-derived and compared with the log; prints "identical" (exit 0) or the
+first event that differs (exit 1). Replay runs in a closed world: a tool, model, relic, workflow,
+clock or network call it would make is reported as a difference.
 
 Options:
-  --verify               Exit 1 unless the replay is identical
+  --verify               Exit 1 unless the replay is identical (the default since replay
+                         exits 1 on any difference; kept for scripts)
   --json                 Print the report as JSON
   --stall-seconds <n>    How long replay waits with nothing happening before it calls a run stuck (default 10)
   --db <dir | file.db | postgres://…>
@@ -117,14 +119,13 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
       source: store,
       continuity,
       stallMs: stallSeconds * 1000,
-      makeRuntime: ({ store: scratch, provider, intercept, recordedFeeds }) => {
+      makeRuntime: ({ store: scratch, world }) => {
         const session = openAgentSession(ctx, scratch, continuity, {
           directive: foreground?.directive ?? "assistant",
           ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
-          provider,
-          intercept,
-          recordedFeeds,
+          provider: world.provider,
+          world,
         });
         sessions.push(session);
         return session.runtime;
@@ -147,7 +148,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
       if (expected) ctx.out(`  logged:  ${describe(expected)}`);
       if (actual) ctx.out(`  derived: ${describe({ ...actual, seq: undefined })}`);
     }
-    return report.identical || !values.verify ? 0 : 1;
+    return report.identical ? 0 : 1;
   });
 }
 

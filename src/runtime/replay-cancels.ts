@@ -1,0 +1,96 @@
+import type { SpoolEvent } from "../spec/index.js";
+import { isBackgroundThread } from "./continuity-state.js";
+
+/** Where the log shows a run cancelled from outside (Ctrl-C, `runtime.cancel`, a close). */
+export interface CancelPoint {
+  /** The seq of the cancel's first consequence: everything before it happened before it. */
+  seq: number;
+  thread: string;
+  /** The reason the cancel gave, as an `action.cancelled` of the run recorded it. */
+  reason: string;
+}
+
+/** The reason `AgentRuntime.cancel` gives when none is named (what Ctrl-C gives). */
+const DEFAULT_REASON = "cancelled by the user";
+
+/**
+ * The cancels from outside that replay must re-enact, by the seq of their first consequence. A
+ * cancel is an input the log does not hold as an event of its own: it shows only through what it
+ * caused in a foreground run that ended `cancelled` (an `action.cancelled`, a model call that
+ * ended `provider.cancelled`, a `cancel` loop decision, the `run.completed`). A run a new turn
+ * interrupted (a `turn.added` before the first consequence) is left out: replaying that turn
+ * re-enacts it. Child and background threads are left out: their parent's cancel reaches them.
+ * Pure.
+ */
+export function cancelPoints(events: readonly SpoolEvent[]): Map<number, CancelPoint> {
+  const children = new Set<string>();
+  const open = new Map<string, { first?: SpoolEvent; reason?: string; interrupted: boolean }>();
+  const points = new Map<number, CancelPoint>();
+  const runOf = (event: SpoolEvent) => {
+    const id = event.stream.id;
+    if (event.stream.kind === "thread") return id;
+    if (event.stream.kind !== "step" && event.stream.kind !== "task") return undefined;
+    for (const thread of open.keys()) if (id.startsWith(`${thread}:`)) return thread;
+    return undefined;
+  };
+  for (const event of events) {
+    const data = event.data as Record<string, unknown>;
+    if (event.type === "thread.started" && data.parent !== undefined) {
+      children.add(event.stream.id);
+    }
+    // A turn that came mid-run and was not queued behind it interrupted it (`interrupt` policy).
+    if (event.type === "turn.added" || event.type === "turn.queued") {
+      for (const run of open.values()) {
+        if (!run.first) run.interrupted = event.type === "turn.added";
+      }
+    }
+    if (event.type === "run.started") {
+      const thread = event.stream.id;
+      if (!children.has(thread) && !isBackgroundThread(thread)) {
+        open.set(thread, { interrupted: false });
+      }
+      continue;
+    }
+    const thread = runOf(event);
+    const run = thread !== undefined ? open.get(thread) : undefined;
+    if (!run || thread === undefined) continue;
+    if (isConsequence(event)) {
+      if (!run.first) run.first = event;
+      if (event.type === "action.cancelled" && run.reason === undefined) {
+        run.reason = typeof data.reason === "string" ? data.reason : undefined;
+      }
+    }
+    if (event.type === "run.completed" && event.stream.kind === "thread") {
+      open.delete(thread);
+      if (data.status !== "cancelled" || !run.first) continue;
+      const byTurn =
+        run.reason !== undefined
+          ? run.reason.startsWith("interrupted by a new turn")
+          : run.interrupted;
+      if (byTurn) continue;
+      points.set(run.first.seq, {
+        seq: run.first.seq,
+        thread,
+        reason: run.reason ?? DEFAULT_REASON,
+      });
+    }
+  }
+  return points;
+}
+
+function isConsequence(event: SpoolEvent): boolean {
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case "action.cancelled":
+      return true;
+    case "message.partial":
+    case "message.failed":
+      return (data.error as { code?: unknown } | undefined)?.code === "provider.cancelled";
+    case "loop.decided":
+      return data.decision === "cancel";
+    case "run.completed":
+      return data.status === "cancelled";
+    default:
+      return false;
+  }
+}

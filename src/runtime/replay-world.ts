@@ -1,0 +1,155 @@
+import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
+import type { Provider } from "../providers/provider.js";
+import { SpoolError } from "../spec/index.js";
+import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "./agent-runtime.js";
+
+/** What a replayed runtime tried to reach outside its log. */
+export interface OutsideCall {
+  /** `tool`, `llm`, `relic`, `workflow`, `feed` (a feed source's executor) or `fetch`. */
+  kind: string;
+  /** The tool, relic method, workflow or URL reached. */
+  name: string;
+}
+
+/**
+ * A replayed runtime reached something outside the log: a tool, a relic, a workflow, an `llm`
+ * executor, a feed source or the network. Replay answers every effect from the log, so this is
+ * always a replay defect (or a log that lacks a result), never something to retry.
+ */
+export class ReplayOutsideCallError extends SpoolError {
+  readonly reached: OutsideCall;
+
+  constructor(reached: OutsideCall) {
+    super(
+      "replay.outside-call",
+      `replay reached ${reached.kind} "${reached.name}" outside the log: a replay calls nothing`,
+      {
+        hint: "The log has no recorded result for this call; report it with the continuity's log (`spool log show`)",
+        details: { ...reached },
+      },
+    );
+    this.reached = reached;
+  }
+}
+
+/** What a replay world is made of (replay builds it from the log: `replayContinuity`). */
+export interface ReplayWorldParts {
+  /** Answers each model request with the output the log recorded for it. */
+  provider: Provider;
+  /** The recorded result of each action attempt (see `AgentRuntimeOptions.intercept`). */
+  intercept(call: InterceptedCall): Promise<unknown>;
+  /** Each step's rendered feeds as the log recorded them. */
+  recordedFeeds(step: string): string | undefined;
+  /** Milliseconds since the epoch as the log recorded them (the time replay has reached). */
+  now(): number;
+}
+
+/**
+ * The closed world a replay runs in: the only provider serves recorded outputs, every action
+ * attempt is answered from the log, the clock serves logged times, retries never wait, and every
+ * executor, tool, feed source and `fetch` that a runtime could reach throws
+ * `ReplayOutsideCallError` (code `replay.outside-call`) naming what was reached, and records it
+ * in `reached`. Pass it to `createAgentRuntime` as `world`: the runtime then runs nothing but
+ * its own decisions. It never reads or writes a store.
+ */
+export interface ReplayWorld {
+  readonly provider: Provider;
+  intercept(call: InterceptedCall): Promise<unknown>;
+  recordedFeeds(step: string): string | undefined;
+  now(): number;
+  /** A `fetch` that throws `replay.outside-call` (replay installs it globally while it runs). */
+  readonly fetch: typeof fetch;
+  /** Everything the runtime tried to reach outside, in order: empty for a sound replay. */
+  readonly reached: readonly OutsideCall[];
+  /** `options` with everything outside replaced by this world (see the interface's contract). */
+  enclose(options: AgentRuntimeOptions): AgentRuntimeOptions;
+}
+
+/** Builds the closed world of a replay from its parts (see `ReplayWorld`). */
+export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
+  const reached: OutsideCall[] = [];
+  const outside = (call: OutsideCall): never => {
+    reached.push(call);
+    throw new ReplayOutsideCallError(call);
+  };
+  const sealExecutor = <T extends ActionExecutor | CheckedActionExecutor>(
+    executor: T,
+    kind: string = executor.type,
+  ): T => ({
+    ...executor,
+    execute: (call: { name: string }) => outside({ kind, name: call.name }),
+  });
+  const sealTool = (tool: AnyTool): AnyTool => ({
+    ...tool,
+    execute: () => outside({ kind: "tool", name: tool.name }),
+  });
+  const sealSpec = (spec: AgentSpec): AgentSpec => ({ ...spec, tools: spec.tools.map(sealTool) });
+  const fetchOutside = ((input: Parameters<typeof fetch>[0]) =>
+    Promise.reject(
+      (() => {
+        const name = typeof input === "string" ? input : "url" in input ? input.url : String(input);
+        reached.push({ kind: "fetch", name });
+        return new ReplayOutsideCallError({ kind: "fetch", name });
+      })(),
+    )) as typeof fetch;
+
+  return {
+    provider: parts.provider,
+    intercept: parts.intercept,
+    recordedFeeds: parts.recordedFeeds,
+    now: parts.now,
+    fetch: fetchOutside,
+    reached,
+    enclose(options) {
+      const { agents, summarizerSpec, stepExecutors, feeds } = options;
+      return {
+        ...options,
+        provider: parts.provider,
+        agent: sealSpec(options.agent),
+        ...(agents
+          ? {
+              agents: {
+                get: (name: string) => {
+                  const spec = agents.get(name);
+                  return spec && sealSpec(spec);
+                },
+                names: () => agents.names(),
+              },
+            }
+          : {}),
+        ...(summarizerSpec
+          ? {
+              summarizerSpec: (name: string) => {
+                const spec = summarizerSpec(name);
+                return spec && sealSpec(spec);
+              },
+            }
+          : {}),
+        executors: (options.executors ?? []).map((executor) => sealExecutor(executor)),
+        ...(stepExecutors
+          ? {
+              stepExecutors: (scope) =>
+                stepExecutors(scope).map((executor) => sealExecutor(executor)),
+            }
+          : {}),
+        ...(feeds
+          ? {
+              feeds: {
+                ...feeds,
+                executors: (feeds.executors ?? []).map((executor) =>
+                  sealExecutor(executor, "feed"),
+                ),
+              },
+            }
+          : {}),
+        intercept: parts.intercept,
+        recordedFeeds: parts.recordedFeeds,
+        now: parts.now,
+        // Backoff jitter decides nothing replay compares (delays are times); sleeps end at once.
+        random: () => 0.5,
+        sleep: (_ms, signal) =>
+          signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve(),
+      };
+    },
+  };
+}
