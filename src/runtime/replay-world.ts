@@ -1,5 +1,5 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
-import type { Provider } from "../providers/provider.js";
+import type { Provider } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "./agent-runtime.js";
 
