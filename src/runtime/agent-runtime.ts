@@ -84,7 +84,7 @@ export interface AgentRuntimeOptions {
   observer?: RunObserver;
   /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
   concurrency?: "queue" | "interrupt";
-  /** Jitter for action retry backoff (seed it for replay). */
+  /** Jitter for action and step retry backoff, [0, 1) (seed it for replay). */
   random?: () => number;
   now?: () => number;
   /**
