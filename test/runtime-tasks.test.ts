@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
-import { type AgentSpec, createAgentRuntime } from "../src/runtime/index.js";
+import { type AgentSpec, createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { readAll, tempStore, useTempStore } from "./support/transcripts.js";
 
@@ -105,6 +105,7 @@ describe("tasks outlive their step and run", () => {
     ]);
     expect(lifecycle.at(-1)!.seq).toBeGreaterThan(completed.seq);
     expect(lifecycle.at(-1)!.data).toMatchObject({ output: "done slow" });
+    expect(await replayed(temp.store, work.tool)).toBeUndefined();
   });
 
   it("a task still running when the runtime closes is cancelled and logged, not dropped", async () => {
@@ -187,8 +188,22 @@ describe("tasks outlive their step and run", () => {
     await again.resume(continuity);
     await again.close();
     expect((await readAll(temp.store, continuity)).length).toBe(events.length);
+    // Replay re-enacts the crash at `recovery.started` and re-derives the interruption.
+    expect(await replayed(temp.store, work.tool)).toBeUndefined();
   });
 });
+
+/** Replays the continuity; the first difference, or undefined when identical. */
+async function replayed(store: EventStore, tool: AgentSpec["tools"][number]) {
+  const report = await replayContinuity({
+    source: store,
+    continuity,
+    stallMs: 5000,
+    makeRuntime: ({ store: target, provider, intercept }) =>
+      createAgentRuntime({ store: target, provider, agent: agent(tool), intercept }),
+  });
+  return report.difference;
+}
 
 /** One run dispatching a task per entry of `released`; those marked true end before close. */
 async function runTasks(store: EventStore, released: boolean[], waitFirst: boolean) {
