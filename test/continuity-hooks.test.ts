@@ -45,7 +45,7 @@ describe("hooks in a run", () => {
           error: { code: "provider.overloaded", message: "busy", afterTokens: 1, times: 2 },
         },
       ]),
-      { sleep: async (ms) => void waits.push(ms) },
+      { sleep: async (ms) => void waits.push(ms), random: () => 0 },
     );
     const result = await runtime.submit(continuity, { text: "hi", actor: "ada", origin: "test" });
     await runtime.close();
@@ -57,6 +57,7 @@ describe("hooks in a run", () => {
       "retry",
       "complete",
     ]);
+    // The model retry policy's backoff without jitter: 1 s, then 2 s.
     expect(waits).toEqual([1000, 2000]);
     const fired = data(events, "hook.fired").filter((item) => item.event === "error");
     expect(fired.map((item) => item.hook)).toEqual([
@@ -72,7 +73,7 @@ describe("hooks in a run", () => {
     expect(report.difference).toBeUndefined();
   });
 
-  it("fails a run on a permanent error, and stops retrying a transient one after three attempts", async () => {
+  it("fails a run on a permanent error, and stops retrying a transient one after the policy's attempts", async () => {
     const permanent = longRunRuntime(
       temp.store,
       provider([
@@ -104,7 +105,8 @@ describe("hooks in a run", () => {
     const decisions = data(await readAll(temp.store, "other"), "loop.decided").map(
       (item) => item.decision,
     );
-    expect(decisions).toEqual(["retry", "retry", "fail"]);
+    // MODEL_RETRY.maxAttempts (4) steps: three retries, then the failure.
+    expect(decisions).toEqual(["retry", "retry", "retry", "fail"]);
   });
 
   it("escalates a limit reached", async () => {

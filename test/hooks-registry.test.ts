@@ -101,8 +101,6 @@ action:
     ]);
     expect(set.hooks.find((h) => h.id === "retry_transient_errors")?.action.params).toEqual({
       attempt: "${event.attempt}",
-      max_attempts: 3,
-      delay_ms: 1000,
     });
   });
 });

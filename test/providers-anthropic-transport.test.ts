@@ -159,7 +159,7 @@ describe("the Anthropic provider over HTTP", () => {
     expect(assembleMessage("anthropic", parts).stopReason).toBe("end");
   });
 
-  it("a refused connection is provider.connection, retried up to maxAttempts", async () => {
+  it("a refused connection is provider.connection, retried up to maxAttempts, then final", async () => {
     const closed = await startReplayServer();
     const url = closed.url;
     await closed.close();
@@ -167,7 +167,8 @@ describe("the Anthropic provider over HTTP", () => {
       anthropic({ baseURL: url, transport: { maxAttempts: 2 } }).stream(REQUEST),
     );
     expect(parts.map((part) => part.type)).toEqual(["retry", "error"]);
-    expect(lastError(parts)).toMatchObject({ code: "provider.connection", retryable: true });
+    // The attempts are spent: nothing above the transport may send it again.
+    expect(lastError(parts)).toMatchObject({ code: "provider.connection", retryable: false });
   });
 
   it("aborting mid-stream closes the request and ends with provider.cancelled", async () => {

@@ -187,7 +187,7 @@ describe("provider transport over a loopback server", () => {
     await server.closed();
   });
 
-  it("reads a refused connection as a retryable connection error", async () => {
+  it("reads a refused connection as a connection error, final once the attempts are spent", async () => {
     const provider = createAnthropicProvider({
       apiKey: KEY,
       baseURL: "http://127.0.0.1:9",
@@ -195,7 +195,10 @@ describe("provider transport over a loopback server", () => {
     });
     const parts = await collect(provider.stream(ask));
     expect(parts.map((part) => part.type)).toEqual(["retry", "error"]);
-    expect(parts.at(-1)).toMatchObject({ error: { code: "provider.connection", retryable: true } });
+    expect(parts[0]).toMatchObject({ error: { code: "provider.connection", retryable: true } });
+    expect(parts.at(-1)).toMatchObject({
+      error: { code: "provider.connection", retryable: false },
+    });
   });
 
   it("honours retry-after-ms on OpenAI-compatible servers and reads an error chunk mid-stream", async () => {

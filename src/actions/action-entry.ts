@@ -4,6 +4,7 @@ import type { ActionExecutor } from "./executor.js";
 import { toJsonValue } from "./json-value.js";
 import type { LazyAbort } from "./lazy-abort.js";
 import type { AttemptHost } from "./run-attempts.js";
+import type { SerialQueue } from "./serial-queue.js";
 import type { ActionErrorData, ActionOutcome } from "./step-outcome.js";
 
 /** One event to record: its type and data. */
@@ -38,6 +39,7 @@ export class ActionEntry implements AttemptHost {
   parameters!: Record<string, unknown>;
   maxAttempts = 1;
   timeoutMs: number | undefined;
+  serial: SerialQueue | undefined;
   controller!: LazyAbort;
   readonly #write: EntryWriter;
   readonly #now: () => number;

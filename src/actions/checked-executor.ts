@@ -1,4 +1,5 @@
 import type { ActionExecutor } from "./executor.js";
+import type { SerialQueue } from "./serial-queue.js";
 
 /** Why an executor refuses a call before it is dispatched. */
 export type RefusalReason = "not-allowed" | "bad-parameters";
@@ -19,8 +20,13 @@ export interface ActionRefusal {
  * (`not-allowed`: a policy forbids it; `bad-parameters`: the parameters fail the schema), the
  * executor is never called, and retries and `on_error` do not apply (the same call would be
  * refused again). `names` lists what `canRun` accepts, for the `unknown-executor` message.
+ * `serialQueue` names the queue a call of `name` waits its turn in (a side effect): each attempt
+ * acquires it before it starts, so `action.started` and the attempt's timeout begin when the call
+ * actually runs, never while it waits behind another side effect.
  */
 export interface CheckedActionExecutor extends ActionExecutor {
   names?(): readonly string[];
   check?(name: string, parameters: Record<string, unknown>): ActionRefusal | undefined;
+  /** The queue calls of `name` run one at a time in, or `undefined` to run at once. */
+  serialQueue?(name: string): SerialQueue | undefined;
 }

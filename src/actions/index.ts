@@ -41,6 +41,7 @@ export {
   type ResponseSubstituterOptions,
   type SubstitutionPiece,
 } from "./response-substitution.js";
+export { SerialQueue } from "./serial-queue.js";
 export type {
   ActionErrorData,
   ActionOutcome,
@@ -67,6 +68,7 @@ export {
   substituteString,
   substituteText,
 } from "./substitute-parameters.js";
+export { TaskSet } from "./task-set.js";
 export { defineTool, type ToolContext, type ToolDefinition } from "./tool-definition.js";
 export { createToolExecutor } from "./tool-executor.js";
 export { type AnyTool, createToolRegistry, type ToolRegistry } from "./tool-registry.js";

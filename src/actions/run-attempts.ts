@@ -4,6 +4,7 @@ import { type BackoffPolicy, backoffDelay } from "./backoff.js";
 import type { SchedulerClock } from "./clock.js";
 import type { ActionCall, ActionExecutor } from "./executor.js";
 import { LazyAbort } from "./lazy-abort.js";
+import type { SerialQueue } from "./serial-queue.js";
 import type { ActionErrorData } from "./step-outcome.js";
 
 /** How the attempts of one action ended. `error` is the last attempt's. */
@@ -33,6 +34,8 @@ export interface AttemptHost {
   /** 1 + the retries allowed. */
   readonly maxAttempts: number;
   readonly timeoutMs: number | undefined;
+  /** The queue each attempt waits its turn in before it starts (a side effect), if any. */
+  readonly serial: SerialQueue | undefined;
   /**
    * The action's controller: a single-attempt action hands its signal to the executor as is;
    * with retries each attempt gets its own. The owner aborts it to cancel, then calls
@@ -70,7 +73,9 @@ export interface AttemptEnvironment {
  * Contract: never rejects (executor errors, synchronous throws included, become results).
  * Stops waiting the instant an attempt times out or the host is interrupted, whether or not the
  * executor honours its signal; a late result of an abandoned attempt is ignored. Each attempt
- * reports `attemptStarted` just before the executor is called. Waits only through the clock.
+ * reports `attemptStarted` just before the executor is called. An action with a `serial` queue
+ * waits its turn before each attempt: the attempt's timeout and duration count from the moment it
+ * is admitted, and a cancel while it waits ends it without a call. Waits only through the clock.
  */
 export async function runAttempts(
   host: AttemptHost,
@@ -117,7 +122,7 @@ class Attempt implements ActionCall {
   readonly #host: AttemptHost;
   readonly #clock: SchedulerClock;
   readonly #controller: LazyAbort;
-  readonly #startedAt: number;
+  #startedAt: number;
   #resolve!: (result: AttemptResult) => void;
   #done = false;
   #cancelTimer: (() => void) | undefined;
@@ -140,9 +145,26 @@ class Attempt implements ActionCall {
       if (this.#controller !== host.controller) this.#controller.abort(host.controller.reason);
       this.#finish({ kind: "cancelled" });
     };
+    const serial = host.serial;
+    if (serial === undefined) {
+      this.#begin(undefined);
+      return;
+    }
+    // A side effect waits its turn first: its time limit and `action.started` begin when it runs.
+    void serial.acquire().then((release) => {
+      if (this.#done) release();
+      else this.#begin(release);
+    });
+  }
+
+  /** Starts the attempt proper: its timer, `action.started`, the executor's call. */
+  #begin(release: (() => void) | undefined): void {
+    const host = this.#host;
+    const attempt = this.attempt;
+    this.#startedAt = this.#clock.now();
     const timeoutMs = host.timeoutMs;
     if (timeoutMs !== undefined) {
-      this.#cancelTimer = env.clock.setTimer(timeoutMs, () => {
+      this.#cancelTimer = this.#clock.setTimer(timeoutMs, () => {
         if (this.#done) return;
         this.#controller.abort(
           new SpoolError("action.timeout", `attempt ${attempt} ran past ${timeoutMs} ms`, {
@@ -172,6 +194,9 @@ class Attempt implements ActionCall {
           durationMs: this.#elapsed(),
         }),
     );
+    // The turn is handed on when the call itself settles, not when the attempt is given up
+    // (timeout, cancel): two side effects never overlap, even when one ignores its signal.
+    if (release) running.then(release, release);
   }
 
   get signal(): AbortSignal {

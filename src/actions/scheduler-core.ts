@@ -42,6 +42,8 @@ export class SchedulerCore implements StepScheduler {
   readonly #errors: StepError[] = [];
   #ended = false;
   #cancelled = false;
+  /** Set by `cancelDetached`: every `fire_and_forget` action dispatched later is cancelled too. */
+  #tasksCancelled: string | undefined;
   /** Entries whose terminal event is not yet durable: all, and `sync`/`async` ones. */
   #openAll = 0;
   #openTracked = 0;
@@ -147,11 +149,18 @@ export class SchedulerCore implements StepScheduler {
   }
 
   async cancelDetached(reason: string): Promise<void> {
+    this.#tasksCancelled ??= reason;
     for (const entry of this.#order) {
       if (!entry.finished && entry.request.mode === "fire_and_forget")
         this.#cancelAction(entry, reason);
     }
     if (this.#ended) await this.idle();
+  }
+
+  runningTasks(): string[] {
+    return this.#order
+      .filter((entry) => !entry.tracked && !entry.closed && entry.state !== "waiting")
+      .map((entry) => entry.request.id);
   }
 
   outcome(id: string): ActionOutcome | undefined {
@@ -181,6 +190,10 @@ export class SchedulerCore implements StepScheduler {
   /** Substitutes, asks the executor, records the durable intent, then runs. */
   #dispatch(entry: ActionEntry): void {
     if (entry.finished || entry.state !== "waiting" || this.#cancelled) return;
+    if (!entry.tracked && this.#tasksCancelled !== undefined) {
+      this.#cancelAction(entry, this.#tasksCancelled);
+      return;
+    }
     entry.state = "dispatching";
     const { request } = entry;
     const executor = this.#executors.get(request.type)!;
@@ -201,6 +214,7 @@ export class SchedulerCore implements StepScheduler {
     entry.parameters = parameters;
     entry.maxAttempts = attemptsAllowed(request, this.#defaultRetries);
     entry.timeoutMs = data.timeout_ms;
+    entry.serial = executor.serialQueue?.(request.name);
     void this.#write(entry, ["action.dispatched", data]).then((durable) =>
       this.#run(entry, durable),
     );

@@ -58,7 +58,9 @@ export interface StepSchedulerOptions {
  * - `cancel(reason)` ends the step: every action not yet dispatched, and every dispatched `sync`
  *   or `async` action, gets its signal aborted and `action.cancelled`. A `fire_and_forget` action
  *   belongs to the step only until it is dispatched; after that it is a detached task that
- *   `cancel` leaves running and `cancelDetached` stops.
+ *   `cancel` leaves running and `cancelDetached` stops (it also cancels every `fire_and_forget`
+ *   action dispatched after it, so a step still running cannot start a task nobody stops).
+ * - `runningTasks()` lists the ids of `fire_and_forget` actions dispatched and not yet ended.
  */
 export interface StepScheduler {
   readonly variables: VariableStore;
@@ -70,6 +72,7 @@ export interface StepScheduler {
   idle(): Promise<void>;
   cancel(reason: string): Promise<void>;
   cancelDetached(reason: string): Promise<void>;
+  runningTasks(): string[];
   /** The outcome of action `id` once it has ended. */
   outcome(id: string): ActionOutcome | undefined;
   /**

@@ -130,15 +130,29 @@ function isCursorExpired(type: string | undefined, text: string): boolean {
   );
 }
 
+/**
+ * A failure to reach the server or keep the connection: by the error's name or class (the SDKs'
+ * `APIConnectionError`, whose `name` is plain `Error` in the `openai` SDK), a system error code
+ * or a network message anywhere along its `cause` chain (`fetch failed` → `ECONNREFUSED`).
+ */
 function isConnectionError(error: unknown, text: string): boolean {
-  const name = error instanceof Error ? error.name : "";
-  if (/Connection|Timeout/.test(name)) return true;
-  const codes = [asRecord(error).code, asRecord(asRecord(error).cause).code];
-  if (codes.some((code) => typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)))
-    return true;
-  return /fetch failed|terminated|socket|ECONNRESET|ECONNREFUSED|other side closed|premature close/i.test(
-    text,
-  );
+  const NETWORK_TEXT =
+    /fetch failed|terminated|socket|ECONNRESET|ECONNREFUSED|other side closed|premature close|^connection error/i;
+  if (NETWORK_TEXT.test(text)) return true;
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === "object"; depth++) {
+    const names = [(current as Error).name, current.constructor?.name].filter(
+      (name): name is string => typeof name === "string",
+    );
+    if (names.some((name) => /Connection|Timeout/.test(name))) return true;
+    const record = asRecord(current);
+    const code = record.code;
+    if (typeof code === "string" && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return true;
+    if (typeof record.message === "string" && NETWORK_TEXT.test(record.message)) return true;
+    const inner = Array.isArray(record.errors) ? record.errors[0] : undefined;
+    current = record.cause ?? inner;
+  }
+  return false;
 }
 
 function isAbort(error: unknown): boolean {

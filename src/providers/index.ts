@@ -23,6 +23,12 @@ export {
   toProviderErrorData,
   toUsageData,
 } from "./message-data.js";
+export {
+  MODEL_RETRY,
+  type ModelRetryPolicy,
+  modelRetryDelay,
+  PROVIDER_BACKOFF,
+} from "./model-retry.js";
 export * from "./models/index.js";
 export * from "./openai/index.js";
 export type {
@@ -56,12 +62,7 @@ export {
 } from "./recorded-stream.js";
 export { redactKeys } from "./redact-keys.js";
 export * from "./scripted/index.js";
-export {
-  createSdkProvider,
-  PROVIDER_BACKOFF,
-  type SdkAdapter,
-  type TransportOptions,
-} from "./sdk-provider.js";
+export { createSdkProvider, type SdkAdapter, type TransportOptions } from "./sdk-provider.js";
 export * from "./settings/index.js";
 export {
   PROVIDER_FORMATS,

@@ -31,7 +31,10 @@ export interface ProviderErrorInfo {
   code: ProviderErrorCode;
   /** What went wrong and how to fix it; never contains an API key. */
   message: string;
-  /** Whether the same request may succeed if sent again. */
+  /**
+   * Whether the same request may succeed if sent again, and may still be: false once the
+   * transport has spent the model retry policy's attempts on it (its message says so).
+   */
   retryable: boolean;
   /** The HTTP status, when there was a response. */
   status?: number;

@@ -1,5 +1,6 @@
-import { type BackoffPolicy, backoffDelay } from "../actions/index.js";
+import type { BackoffPolicy } from "../actions/index.js";
 import { classifyProviderError } from "./classify-error.js";
+import { MODEL_RETRY, modelRetryDelay } from "./model-retry.js";
 import type { Provider, ProviderRequest, StreamOptions } from "./provider.js";
 import { ProviderError, type ProviderErrorInfo } from "./provider-error.js";
 import type { ProviderFormat, StreamPart } from "./stream-part.js";
@@ -27,10 +28,14 @@ export interface SdkAdapter<E> {
   classify?(error: unknown): ProviderErrorInfo | undefined;
 }
 
-/** How a provider retries and when it gives up on a silent stream. */
+/**
+ * How a provider retries and when it gives up on a silent stream. The retry settings default to
+ * `MODEL_RETRY`, the one model retry policy (override them only in tests and tools).
+ */
 export interface TransportOptions {
-  /** Attempts before the first byte, the first included (default 4). */
+  /** Attempts before the first byte, the first included (default `MODEL_RETRY.maxAttempts`, 4). */
   maxAttempts?: number;
+  /** Backoff between them (default `MODEL_RETRY.backoff`, `PROVIDER_BACKOFF`). */
   backoff?: BackoffPolicy;
   /**
    * Silence (no SDK event, pings included) for between this long and twice this long ends the
@@ -45,19 +50,14 @@ export interface TransportOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Provider retry defaults: 1 s, ×2, at most 30 s, up to half taken by jitter. */
-export const PROVIDER_BACKOFF: BackoffPolicy = {
-  baseMs: 1000,
-  factor: 2,
-  maxMs: 30_000,
-  jitter: 0.5,
-};
-
 /**
  * Builds a `Provider` from an SDK adapter. The stream it returns keeps the `Provider` contract:
  * attempts that fail before the first part are retried (retryable errors only, honouring the
- * provider's `retry-after`, with jittered backoff) and reported as `retry` parts; anything after
- * that ends the stream with one `error` part. Aborting the signal closes the HTTP request.
+ * provider's `retry-after`, with jittered backoff: `modelRetryDelay`) and reported as `retry`
+ * parts; anything after that ends the stream with one `error` part. When the attempts are spent
+ * on a retryable failure, that `error` part says so and has `retryable: false`: the model retry
+ * policy is applied here, and no layer above may send the request again (which would multiply
+ * it). Aborting the signal closes the HTTP request.
  */
 export function createSdkProvider<E>(
   adapter: SdkAdapter<E>,
@@ -76,7 +76,8 @@ async function* runStream<E>(
   request: ProviderRequest,
   streamOptions: StreamOptions,
 ): AsyncGenerator<StreamPart> {
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const maxAttempts = Math.max(1, options.maxAttempts ?? MODEL_RETRY.maxAttempts);
+  const policy = { maxAttempts, backoff: options.backoff ?? MODEL_RETRY.backoff };
   const idleMs = options.idleTimeoutMs ?? 120_000;
   const classify = (error: unknown, signal: AbortSignal): ProviderErrorInfo =>
     adapter.classify?.(error) ??
@@ -122,13 +123,19 @@ async function* runStream<E>(
       outer?.removeEventListener("abort", onAbort);
       if (!controller.signal.aborted) controller.abort();
     }
-    if (produced || !failure.retryable || attempt >= maxAttempts || outer?.aborted) {
+    if (produced || !failure.retryable || outer?.aborted) {
       yield { type: "error", error: failure };
       return;
     }
-    const delayMs = Math.max(
-      failure.retryAfterMs ?? 0,
-      backoffDelay(attempt, options.backoff ?? PROVIDER_BACKOFF, options.random ?? Math.random),
+    if (attempt >= maxAttempts) {
+      yield { type: "error", error: spent(failure, attempt) };
+      return;
+    }
+    const delayMs = modelRetryDelay(
+      attempt,
+      failure.retryAfterMs,
+      options.random ?? Math.random,
+      policy,
     );
     yield { type: "retry", attempt, delayMs, error: failure };
     try {
@@ -145,6 +152,16 @@ async function* runStream<E>(
       return;
     }
   }
+}
+
+/** A retryable failure after the policy's last attempt: final, and saying why. */
+function spent(failure: ProviderErrorInfo, attempts: number): ProviderErrorInfo {
+  const tried = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
+  return {
+    ...failure,
+    message: `${failure.message} (gave up after ${tried}, the model retry policy's limit)`,
+    retryable: false,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createVariableStore } from "../actions/index.js";
+import { createVariableStore, type TaskSet } from "../actions/index.js";
 import type { ContextBundle } from "../continuity/index.js";
 import { compileContext, prepareBundle } from "../continuity/index.js";
 import type { EventStore } from "../log/index.js";
@@ -73,6 +73,8 @@ export interface ThreadRunOptions {
   summaryTokens?: number;
   /** Pressure, hooks and handoff: what the continuity module does around each step. */
   lifecycle?: LoopContinuity;
+  /** The continuity's tasks: its steps' `fire_and_forget` actions outlive the run there. */
+  tasks?: TaskSet;
 }
 
 /** What the continuity module sees of a thread between steps. */
@@ -326,6 +328,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       ...(observer ? { observer } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.random ? { random: options.random } : {}),
+      ...(options.tasks ? { tasks: options.tasks } : {}),
     });
     index += 1;
     totals.steps += 1;

@@ -41,6 +41,7 @@ import { recoverRun } from "./recovery.js";
 import type { ReplayWorld } from "./replay-world.js";
 import type { RunObserver } from "./run-notice.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { interruptTasks } from "./task-recovery.js";
 import { ThreadHistory } from "./thread-history.js";
 
 export { fillInputs } from "./lane-continuity.js";
@@ -88,7 +89,7 @@ export interface AgentRuntimeOptions {
   observer?: RunObserver;
   /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
   concurrency?: "queue" | "interrupt";
-  /** Jitter for action retry backoff (seed it for replay). */
+  /** Jitter for action and step retry backoff, [0, 1) (seed it for replay). */
   random?: () => number;
   now?: () => number;
   /**
@@ -164,9 +165,19 @@ export interface AgentRuntime {
    * still be running; `close` waits for them).
    */
   idle(continuity: string): Promise<void>;
+  /**
+   * Resolves once the continuity has no run going or queued and no task (`fire_and_forget`
+   * action) running: every task's result is in the log, also those that ended after their run's
+   * `run.completed`.
+   */
+  settled(continuity: string): Promise<void>;
   /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
   state(continuity: string): Promise<ContinuityState>;
-  /** Cancels every run and waits for them, and for background work (summaries, hooks), to end. */
+  /**
+   * Cancels every run and every task (`action.cancelled` on its task stream, never dropped) and
+   * waits for them, and for background work (summaries, hooks), to end. Call `settled` first to
+   * let tasks finish instead.
+   */
   close(): Promise<void>;
 }
 
@@ -328,6 +339,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         createTokenEstimator({ catalogue }),
       nextStep: run.nextStep,
       knownArtifacts: current.artifacts,
+      tasks: current.tasks,
       ...(run.turn ? { turn: run.turn } : {}),
       ...(run.input !== undefined ? { input: run.input } : {}),
       ...(run.resumed ? { resumed: true } : {}),
@@ -444,13 +456,19 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     const open = [...state.threads.values()]
       .filter((thread) => thread.openRun || thread.pendingHandoff)
       .map((thread) => thread.id);
-    if (open.length > 0) {
+    const tasks = [...state.openTasks.keys()].filter((stream) => !current.tasks.running(stream));
+    if (open.length > 0 || tasks.length > 0) {
       await store.append({
         continuity,
         type: "recovery.started",
-        data: { open_runs: open, waiting_turns: state.waitingTurns.length },
+        data: {
+          open_runs: open,
+          waiting_turns: state.waitingTurns.length,
+          ...(tasks.length > 0 ? { open_tasks: tasks } : {}),
+        },
       });
     }
+    await interruptTasks(store, continuity, state, tasks);
     for (const thread of state.threads.values()) {
       if (!thread.openRun) continue;
       if (thread.parent) {
@@ -580,10 +598,17 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       const current = lanes.get(continuity);
       if (current) await current.chain;
     },
+    async settled(continuity) {
+      const current = lanes.get(continuity);
+      if (current) await settled(current);
+    },
     state: (continuity) => stateOf(continuity, lane(continuity)),
     async close() {
       closed = true;
       for (const current of lanes.values()) current.running?.controller.abort("the runtime closed");
+      await Promise.all(
+        [...lanes.values()].map((current) => current.tasks.cancel("the runtime closed")),
+      );
       // Background work (summaries, hooks' actions) is let finish: each is bounded by its
       // timeout, and a cut-off summary would be work lost (and a log replay could not re-derive).
       await Promise.all([...lanes.values()].map(settled));

@@ -6,6 +6,7 @@ import {
   OrderedQueue,
   runStep,
   type StepSummary,
+  type TaskSet,
   type VariableStore,
 } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
@@ -41,6 +42,11 @@ export interface AgentStepOptions {
   random?: () => number;
   /** Native tool name → the tool's own name (`fs_read` → `fs.read`). */
   nativeNames?: ReadonlyMap<string, string>;
+  /**
+   * Where the step's `fire_and_forget` actions live on after the step (the continuity's tasks).
+   * Without it nobody waits for them or stops them once the step has ended.
+   */
+  tasks?: TaskSet;
 }
 
 /** What an executor factory is given: the step's id, action log and variables. */
@@ -75,7 +81,7 @@ export interface AgentStepResult {
  * streamed into the step runner as it arrives, so each action starts at its `</action>` while
  * the model is still talking; native tool calls enter the same scheduler as `async` tool actions
  * when their input is complete. Resolves once the model has finished and every `sync` and
- * `async` action has ended.
+ * `async` action has ended; `fire_and_forget` actions go on as tasks of `options.tasks`.
  */
 export async function runAgentStep(options: AgentStepOptions): Promise<AgentStepResult> {
   const { store, continuity, thread, index, observer } = options;
@@ -123,6 +129,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     ...(options.signal ? { signal: options.signal } : {}),
   });
   submitNative = (request) => void run.scheduler.submit(request);
+  options.tasks?.adopt(step, run.scheduler);
 
   let response = "";
   let responded = false;

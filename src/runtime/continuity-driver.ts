@@ -12,7 +12,7 @@ import {
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelInfo, TokenEstimator } from "../providers/index.js";
-import { pressureRatio } from "../providers/index.js";
+import { MODEL_RETRY, modelRetryDelay, pressureRatio } from "../providers/index.js";
 import { describeError, errorCodeOf } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
@@ -44,6 +44,8 @@ export interface ContinuityDriverOptions {
   signer?: CheckpointSigner;
   /** Waits (a retry's backoff); default a timer that an abort cuts short. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Jitter of a step retry's backoff (`modelRetryDelay`), [0, 1); default `Math.random`. */
+  random?: () => number;
   /** The thread ran on and was continued: the runtime updates what it knows. */
   continued: (from: string, to: string, history: ThreadHistory) => void;
 }
@@ -81,6 +83,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
   const handoffs = new Map<string, HandoffState>();
   let background = 0;
   const running = new Set<Promise<unknown>>();
+  const random = options.random ?? Math.random;
   const sleep =
     options.sleep ??
     ((ms: number, signal?: AbortSignal) =>
@@ -194,10 +197,13 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           const fail = firings.find((firing) => firing.action.item_id === "spool.fail");
           if (retry && !fail) {
             const params = isMapping(retry.params) ? retry.params : {};
-            const max = numberOr(params.max_attempts, 3);
+            // The one model retry policy: the transport never retried this (it came after the
+            // first byte, or it would not be transient any more), so nothing multiplies it.
+            const max = numberOr(params.max_attempts, MODEL_RETRY.maxAttempts);
             if (info.attempt < max) {
-              const delayMs = numberOr(params.delay_ms, 1000) * 2 ** (info.attempt - 1);
-              const reason = `transient error ${info.error.code}: retry ${info.attempt} of ${max - 1} in ${delayMs} ms (hook ${retry.hook})`;
+              const delayMs = modelRetryDelay(info.attempt, undefined, random);
+              // The wait is not in the decision: its jitter is environment, as a timeout's is.
+              const reason = `transient error ${info.error.code} after the first byte: retry ${info.attempt} of ${max - 1} (hook ${retry.hook})`;
               await store.append({
                 continuity,
                 stream: { kind: "thread", id: info.thread },

@@ -40,7 +40,24 @@ export interface ContinuityState {
   turnSeqs: Map<string, number>;
   /** The continuity's pinned rules and facts, by id, in the order pinned. */
   pinned: Map<string, PinnedItem>;
+  /** Tasks dispatched and not ended, by task stream id: a crash cut them off (or they run now). */
+  openTasks: Map<string, OpenTask>;
 }
+
+/** A task (`fire_and_forget` action) with a durable intent and no result yet. */
+export interface OpenTask {
+  actionId: string;
+  name: string;
+}
+
+/** Events that end an action; a timeout ends it only when no retry follows. */
+const ACTION_ENDINGS = new Set([
+  "action.succeeded",
+  "action.failed",
+  "action.skipped",
+  "action.cancelled",
+  "action.interrupted",
+]);
 
 const ENDINGS = new Set([
   "thread.completed",
@@ -51,7 +68,13 @@ const ENDINGS = new Set([
 
 /** A continuity with no events. */
 export function emptyContinuityState(): ContinuityState {
-  return { threads: new Map(), waitingTurns: [], turnSeqs: new Map(), pinned: new Map() };
+  return {
+    threads: new Map(),
+    waitingTurns: [],
+    turnSeqs: new Map(),
+    pinned: new Map(),
+    openTasks: new Map(),
+  };
 }
 
 /** The fold behind `loadContinuityState`. */
@@ -129,11 +152,29 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
     }
     return;
   }
+  if (stream.kind === "task") {
+    reduceTaskEvent(state, event);
+    return;
+  }
   if (stream.kind === "step" && event.type === "context.compiled") {
     const step = parseStepStreamId(stream.id);
     const thread = state.threads.get(step.thread);
     const index = step.index;
     if (thread && Number.isInteger(index)) thread.nextStep = Math.max(thread.nextStep, index + 1);
+  }
+}
+
+function reduceTaskEvent(state: ContinuityState, event: SpoolEvent): void {
+  const id = event.stream.id;
+  if (event.type === "action.dispatched") {
+    const data = event.data as EventData<"action.dispatched">;
+    state.openTasks.set(id, { actionId: data.action_id, name: data.name });
+  } else if (
+    ACTION_ENDINGS.has(event.type) ||
+    (event.type === "action.timed-out" &&
+      (event.data as EventData<"action.timed-out">).will_retry === false)
+  ) {
+    state.openTasks.delete(id);
   }
 }
 

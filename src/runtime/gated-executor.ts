@@ -3,6 +3,7 @@ import type {
   ActionExecutor,
   ActionRefusal,
   CheckedActionExecutor,
+  SerialQueue,
 } from "../actions/index.js";
 import type { ActionType } from "../protocol/index.js";
 
@@ -25,7 +26,8 @@ export interface GateOptions {
 /**
  * Wraps an executor with the directive's permissions, checked at dispatch: a call the directive
  * does not allow is refused (`action.skipped`, `not-allowed`) with the permission to add, before
- * anything runs. Calls with side effects go through `serial`.
+ * anything runs. Calls with side effects name `serial` as their `serialQueue`: the scheduler
+ * acquires it before each attempt, so their timeouts start when they run, not while they wait.
  */
 export function gateExecutor(
   inner: ActionExecutor | CheckedActionExecutor,
@@ -45,22 +47,9 @@ export function gateExecutor(
       }
       return checked.check?.(name, parameters);
     },
-    execute(call: ActionCall) {
-      if (options.serial && options.sideEffects?.(call.name)) {
-        return options.serial.run(() => inner.execute(call));
-      }
-      return inner.execute(call);
+    serialQueue(name: string) {
+      return options.serial && options.sideEffects?.(name) ? options.serial : undefined;
     },
+    execute: (call: ActionCall) => inner.execute(call),
   };
-}
-
-/** Runs tasks one at a time, in the order they were handed over. */
-export class SerialQueue {
-  #tail: Promise<unknown> = Promise.resolve();
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(task, task);
-    this.#tail = result.catch(() => undefined);
-    return result;
-  }
 }

@@ -45,7 +45,6 @@ export {
   type GateOptions,
   gateExecutor,
   type PermissionCheck,
-  SerialQueue,
 } from "./gated-executor.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export { type ReplayOptions, type ReplayReport, replayContinuity } from "./replay.js";

@@ -26,6 +26,7 @@ export interface LaneContinuityOptions
     | "estimator"
     | "signer"
     | "sleep"
+    | "random"
     | "hooks"
     | "summarizerFor"
     | "summarizerSpec"
@@ -137,6 +138,7 @@ export function createLaneContinuity(options: LaneContinuityOptions): LaneContin
       estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(options.random ? { random: options.random } : {}),
       continued: (from, to, history) => {
         const state = current.state;
         current.histories.set(to, history);

@@ -1,10 +1,10 @@
+import { SerialQueue, TaskSet } from "../actions/index.js";
 import type { SummaryWorker } from "../continuity/index.js";
 import type { TokenEstimator } from "../providers/index.js";
 import type { ThreadRunResult } from "./agent-loop.js";
 import type { AgentSpec } from "./agent-runtime.js";
 import type { ContinuityDriver } from "./continuity-driver.js";
 import type { ContinuityState } from "./continuity-state.js";
-import { SerialQueue } from "./gated-executor.js";
 import type { LaneFeeds } from "./lane-feeds.js";
 import type { ThreadHistory } from "./thread-history.js";
 
@@ -22,6 +22,8 @@ export interface Lane {
   running?: { controller: AbortController; thread: string };
   waiting: number;
   serial: SerialQueue;
+  /** Its `fire_and_forget` actions, which outlive their step and run (see `TaskSet`). */
+  tasks: TaskSet;
   worker?: SummaryWorker;
   driver?: ContinuityDriver;
   /** The estimator of background threads (summarizers, hooks' directives). */
@@ -40,6 +42,7 @@ export function createLane(): Lane {
     artifacts: new Set(),
     waiting: 0,
     serial: new SerialQueue(),
+    tasks: new TaskSet(),
   };
 }
 
@@ -65,13 +68,14 @@ export type RunLaneThread = (
   run: LaneRun,
 ) => Promise<ThreadRunResult>;
 
-/** Resolves once a lane has no run going or queued and no background work running. */
+/** Resolves once a lane has no run going or queued, no task and no background work running. */
 export async function settled(current: Lane): Promise<void> {
   while (true) {
     const chain = current.chain;
     await chain;
     await current.worker?.idle();
     await current.driver?.idle();
+    await current.tasks.settled();
     if (current.chain === chain) return;
   }
 }

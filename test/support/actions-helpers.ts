@@ -11,6 +11,7 @@ import {
   createVariableStore,
   type MemoryActionLog,
   OrderedQueue,
+  type SchedulerClock,
   type StepOutputEvent,
   type StepScheduler,
   type StepSchedulerOptions,
@@ -174,4 +175,41 @@ export function act(
   type = "tool",
 ): string {
   return `<action type="${type}" mode="${mode}" id="${id}">${JSON.stringify(body)}</action>`;
+}
+
+/** A scheduler clock a test drives: timers fire only in `advanceAll`, in time order. */
+export interface ManualClock extends SchedulerClock {
+  /** Fires every timer, earliest first (moving `now` to each), letting promises run between. */
+  advanceAll(): Promise<void>;
+  /** Timers set and not yet fired or cancelled. */
+  pending(): number;
+}
+
+/** A `ManualClock` starting at 0. Ties fire in the order the timers were set. */
+export function manualClock(): ManualClock {
+  let now = 0;
+  let order = 0;
+  const timers: Array<{ at: number; order: number; callback(): void }> = [];
+  return {
+    now: () => now,
+    setTimer(ms, callback) {
+      const timer = { at: now + ms, order: order++, callback };
+      timers.push(timer);
+      return () => {
+        const at = timers.indexOf(timer);
+        if (at !== -1) timers.splice(at, 1);
+      };
+    },
+    async advanceAll() {
+      await drain();
+      while (timers.length > 0) {
+        timers.sort((a, b) => a.at - b.at || a.order - b.order);
+        const next = timers.shift()!;
+        now = Math.max(now, next.at);
+        next.callback();
+        await drain();
+      }
+    },
+    pending: () => timers.length,
+  };
 }

@@ -87,6 +87,8 @@ export const runEvents = {
       open_runs: z.array(identifier).max(10_000),
       /** Turns no run had taken. */
       waiting_turns: z.number().int().nonnegative(),
+      /** Task streams whose task had no result: each gets `action.interrupted`. */
+      open_tasks: z.array(identifier).max(10_000).optional(),
     }),
   }),
   "step.interrupted": defineEvent({
