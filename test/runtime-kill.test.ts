@@ -367,17 +367,18 @@ describe("runtime: SIGKILL at random points of a run with side effects", () => {
         source: store,
         continuity: KILL_CONTINUITY,
         stallMs: 3000,
-        makeRuntime: ({ store: target, provider, intercept }) =>
+        makeRuntime: ({ store: target, world }) =>
           createAgentRuntime({
             store: target,
-            provider,
+            provider: world.provider,
             agent: killAgent(replayEffects),
-            intercept,
+            world,
           }),
       });
       if (!report.identical) console.error(fail("replay differs"), report.difference);
       expect(report.difference).toBeUndefined();
-      expect(report).toMatchObject({ identical: true, recoveries });
+      // In the closed world: every crash re-enacted, nothing outside reached.
+      expect(report).toMatchObject({ identical: true, recoveries, reached: [] });
       console.log(
         `runtime kill test: ${kills} kills, ${trace.length} spawns, ${events.length} events, ${recoveries} recoveries, ${ledger.length} ledger lines; replay compared ${report.compared}, took ${report.taken}`,
       );
