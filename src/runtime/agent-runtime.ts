@@ -5,8 +5,10 @@ import {
   type AnyTool,
   type CheckedActionExecutor,
   createInternalExecutor,
+  createStoreActionLog,
   createToolExecutor,
   createToolRegistry,
+  createVariableStore,
   type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
@@ -35,6 +37,7 @@ import { createLaneFeeds, type RuntimeFeeds } from "./lane-feeds.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { RunObserver } from "./run-notice.js";
+import { runSingleAction } from "./single-action.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
 
@@ -181,6 +184,22 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     catalogue,
     continuation,
     runThread: (continuity, current, run) => runThread(continuity, current, run),
+    // A hook's tool takes the model's action path: the foreground agent's executors.
+    runTool: (continuity, current, call) =>
+      runSingleAction({
+        store,
+        continuity,
+        step: call.step,
+        executors: executorsFor(
+          continuity,
+          current,
+          call.thread,
+          options.agent,
+          0,
+          new AbortController().signal,
+        ),
+        action: { id: call.actionId, type: "tool", name: call.name, parameters: call.params },
+      }),
   });
   const spawnChild = createChildSpawner({
     ...options,
@@ -190,7 +209,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const stateOf = async (continuity: string, current: Lane) => {
     if (!current.state) {
       const worker = workerOf(continuity, current);
-      const loaded = await loadContinuityState(store, continuity, (event) => worker.observe(event));
+      const driver = driverOf(continuity, current);
+      const loaded = await loadContinuityState(store, continuity, (event) => {
+        worker.observe(event);
+        driver.observe(event);
+      });
       current.state ??= loaded.state;
       current.estimator ??=
         options.estimator ?? createTokenEstimator({ catalogue, calibration: loaded.calibration });
@@ -268,6 +291,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         }),
       ),
     ];
+  };
+
+  /** The foreground agent's tool executor for `step` (gated, serialized, intercepted). */
+  const toolExecutor = (continuity: string, current: Lane, thread: string, step: string) => {
+    const log = createStoreActionLog({ store, continuity, step });
+    const executors = executorsFor(
+      continuity,
+      current,
+      thread,
+      options.agent,
+      0,
+      new AbortController().signal,
+    )({ step, log, variables: createVariableStore() });
+    return executors.find((executor) => executor.type === "tool")!;
   };
 
   const intercepted = (executor: CheckedActionExecutor, step: string): CheckedActionExecutor => ({
@@ -432,13 +469,15 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const open = [...state.threads.values()]
       .filter((thread) => thread.openRun || thread.pendingHandoff)
       .map((thread) => thread.id);
-    if (open.length > 0) {
+    const driver = driverOf(continuity, current);
+    if (open.length > 0 || driver.interruptedHookActions().length > 0) {
       await store.append({
         continuity,
         type: "recovery.started",
         data: { open_runs: open, waiting_turns: state.waitingTurns.length },
       });
     }
+    await driver.recoverHookActions();
     for (const thread of state.threads.values()) {
       if (!thread.openRun) continue;
       if (thread.parent) {
@@ -453,21 +492,17 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         thread: thread.id,
         since: thread.openRun.seq,
         tools: options.agent.tools,
+        // A re-run takes the model's action path too: the serial queue and replay's intercept.
         execute: (tool, call) =>
-          options.intercept?.({
-            ...call,
+          toolExecutor(continuity, current, thread.id, call.step).execute({
+            actionId: call.actionId,
             type: "tool",
             name: tool.name,
+            parameters: call.parameters,
+            attempt: call.attempt,
+            signal: call.signal,
             progress: () => {},
-          }) ??
-          Promise.resolve(
-            tool.execute(tool.parameters.parse(call.parameters), {
-              actionId: call.actionId,
-              attempt: call.attempt,
-              signal: call.signal,
-              progress: () => {},
-            }),
-          ),
+          }),
       });
       delete thread.openRun;
       thread.nextStep = recovery.nextStep;
