@@ -37,6 +37,7 @@ import { createLaneFeeds, type RuntimeFeeds } from "./lane-feeds.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { RunObserver } from "./run-notice.js";
+import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { runSingleAction } from "./single-action.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
@@ -430,6 +431,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       );
     }
     const info = state.threads.get(thread)!;
+    await recordThreadResumed(store, continuity, info, turn);
     const controller = new AbortController();
     current.running = { controller, thread };
     try {
@@ -442,11 +444,31 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         signal: controller.signal,
       });
       (state.threads.get(result.thread) ?? info).nextStep = result.nextStep;
+      await stopped(continuity, current, result, controller.signal);
       return result;
     } finally {
       current.running = undefined;
     }
   };
+
+  /** A foreground run that stopped short suspends or cancels its thread (hooks may answer). */
+  const stopped = (
+    continuity: string,
+    current: Lane,
+    result: Pick<ThreadRunResult, "thread" | "status">,
+    signal?: AbortSignal,
+  ) =>
+    recordRunStop({
+      store,
+      continuity,
+      driver: driverOf(continuity, current),
+      directive: options.agent.directive,
+      result,
+      ...(signal ? { signal } : {}),
+      ...(current.state?.threads.get(result.thread)
+        ? { thread: current.state.threads.get(result.thread)! }
+        : {}),
+    });
 
   const enqueue = (continuity: string, turn: string): Promise<ThreadRunResult> => {
     if (closed) return Promise.reject(new SpoolError("runtime.closed", "the runtime is closed"));
@@ -518,6 +540,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
             cost_usd: 0,
           },
         });
+        await stopped(continuity, current, {
+          thread: thread.id,
+          status: recovery.status ?? "completed",
+        });
         continue;
       }
       const controller = new AbortController();
@@ -532,6 +558,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           signal: controller.signal,
         });
         thread.nextStep = result.nextStep;
+        await stopped(continuity, current, result, controller.signal);
         results.push(result);
       } finally {
         current.running = undefined;
