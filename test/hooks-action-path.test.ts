@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AnyTool } from "../src/actions/index.js";
+import { z } from "zod";
+import { type AnyTool, defineTool } from "../src/actions/index.js";
 import { type HookEntry, layerHooks, parseHookFile } from "../src/hooks/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider, type Provider } from "../src/providers/index.js";
@@ -170,6 +171,64 @@ describe("a hook's tool takes the model's action path", () => {
     const failed = data(events, "hook.failed").find((item) => item.hook === "after_run");
     expect(failed?.error.code).toBe("action.not-allowed");
     expect((await replay(agent, hooks)).difference).toBeUndefined();
+  });
+
+  it("runs a hook's side-effecting tool in the continuity's serial queue, never beside the model's", async () => {
+    const running = new Set<string>();
+    const overlaps: string[] = [];
+    const ids = { hook: "hook", model: "e1" } as const;
+    /** Resolves once the attempt of the other caller's action has begun (durably). */
+    const otherStarted = async (who: keyof typeof ids) => {
+      const stop = new AbortController();
+      for await (const message of temp.store.subscribe({
+        continuity,
+        types: ["action.started"],
+        signal: stop.signal,
+      })) {
+        if (message.type !== "event") continue;
+        if ((message.event.data as EventData<"action.started">).action_id !== ids[who]) break;
+      }
+      stop.abort();
+    };
+    const effect = defineTool({
+      name: "effect",
+      description: "Changes the world.",
+      parameters: z.object({ who: z.enum(["hook", "model"]) }),
+      sideEffects: true,
+      execute: async ({ who }) => {
+        running.add(who);
+        // A call not queued behind this one is already running once its attempt has begun.
+        await otherStarted(who);
+        for (const other of running) if (other !== who) overlaps.push(`${who} beside ${other}`);
+        running.delete(who);
+        return { done: who };
+      },
+    });
+    const project = parseHookFile(
+      `
+- id: effect_after_first_step
+  event: after_step
+  condition: { path: step, op: eq, value: 0 }
+  action: { primary: execute, item_type: tool, item_id: effect, params: { who: hook } }
+`,
+      { path: "/w/.ai/hooks/project.yaml", tier: "project" },
+    );
+    const hooks = layerHooks([...builtinHooks(), ...project]).hooks;
+    const scripted = createScriptedProvider({
+      model: SMALL_MODEL,
+      script: [
+        '<response final="false">first</response>',
+        '<action type="tool" mode="sync" id="e1">{"name":"effect","parameters":{"who":"model"}}</action><response>done</response>',
+      ],
+    });
+    const runtime = runtimeOver(temp.store, scripted, longRunAgent({ tools: [effect] }), hooks);
+    const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "t" });
+    await runtime.close();
+    expect(result.status).toBe("completed");
+    const events = await readAll(temp.store, continuity);
+    const succeeded = data(events, "action.succeeded").map((item) => item.output);
+    expect(succeeded).toEqual(expect.arrayContaining([{ done: "hook" }, { done: "model" }]));
+    expect(overlaps).toEqual([]);
   });
 
   // Every point of a hook action's life where a process can die after the hook fired.
