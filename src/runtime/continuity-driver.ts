@@ -63,9 +63,12 @@ export interface ContinuityDriver {
   fire<E extends HookEventName>(event: E, payload: HookPayloads[E], thread: string): Promise<void>;
   /** Learns from the log, at load: hook action numbers taken, hook actions left open. */
   observe(event: SpoolEvent): void;
-  /** Hook actions a crash cut off (dispatched, no end), by step stream. */
+  /** Hook firings whose outcome the log lacks (a crash cut them off), by worker id. */
   interruptedHookActions(): readonly string[];
-  /** Records `action.interrupted` for each of `interruptedHookActions` (none is run again). */
+  /**
+   * Ends each of `interruptedHookActions`: `action.interrupted` for a tool dispatched without an
+   * end, then `hook.failed` (`hook.interrupted`). Nothing is run again.
+   */
   recoverHookActions(): Promise<void>;
 }
 

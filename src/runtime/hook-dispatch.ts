@@ -76,15 +76,18 @@ export interface HookDispatcher {
   idle(): Promise<void>;
   /**
    * Learns from the log (at load, in order) which `<thread>@hook<n>` numbers are taken, so a
-   * restarted process names its next hook action after them, and which hook actions were
-   * dispatched without an end.
+   * restarted process names its next hook action after them, and which firings have no outcome.
    */
   observe(event: SpoolEvent): void;
-  /** Hook actions the log shows dispatched without an end (a crash cut them off). */
+  /**
+   * The firings (by worker id) whose `hook.fired` named a worker and whose outcome the log lacks:
+   * a crash cut them off. Meaningful after the log was observed from its start.
+   */
   interrupted(): readonly string[];
   /**
-   * Records `action.interrupted` for each hook action a crash cut off. They are not run again:
-   * a hook's tool may have had its effect.
+   * Ends each interrupted firing: `action.interrupted` for a tool dispatched without an end,
+   * then `hook.failed` with `hook.interrupted` in its worker stream. Nothing is run again: a
+   * hook's tool may have had its effect.
    */
   recover(): Promise<void>;
 }
