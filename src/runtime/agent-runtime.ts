@@ -5,8 +5,10 @@ import {
   type AnyTool,
   type CheckedActionExecutor,
   createInternalExecutor,
+  createStoreActionLog,
   createToolExecutor,
   createToolRegistry,
+  createVariableStore,
   type InternalActionsPolicy,
   internalVariableActions,
 } from "../actions/index.js";
@@ -40,6 +42,8 @@ import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
 import type { ReplayWorld } from "./replay-world.js";
 import type { RunObserver } from "./run-notice.js";
+import { recordRunStop, recordThreadResumed } from "./run-stop.js";
+import { runSingleAction } from "./single-action.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { interruptTasks } from "./task-recovery.js";
 import { ThreadHistory } from "./thread-history.js";
@@ -204,6 +208,22 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     catalogue,
     continuation,
     runThread: (continuity, current, run) => runThread(continuity, current, run),
+    // A hook's tool takes the model's action path: the foreground agent's executors.
+    runTool: (continuity, current, call) =>
+      runSingleAction({
+        store,
+        continuity,
+        step: call.step,
+        executors: executorsFor(
+          continuity,
+          current,
+          call.thread,
+          options.agent,
+          0,
+          new AbortController().signal,
+        ),
+        action: { id: call.actionId, type: "tool", name: call.name, parameters: call.params },
+      }),
   });
   const spawnChild = createChildSpawner({
     ...options,
@@ -213,7 +233,11 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
   const stateOf = async (continuity: string, current: Lane) => {
     if (!current.state) {
       const worker = workerOf(continuity, current);
-      const loaded = await loadContinuityState(store, continuity, (event) => worker.observe(event));
+      const driver = driverOf(continuity, current);
+      const loaded = await loadContinuityState(store, continuity, (event) => {
+        worker.observe(event);
+        driver.observe(event);
+      });
       current.state ??= loaded.state;
       current.estimator ??=
         options.estimator ?? createTokenEstimator({ catalogue, calibration: loaded.calibration });
@@ -291,6 +315,20 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         }),
       ),
     ];
+  };
+
+  /** The foreground agent's tool executor for `step` (gated, serialized, intercepted). */
+  const toolExecutor = (continuity: string, current: Lane, thread: string, step: string) => {
+    const log = createStoreActionLog({ store, continuity, step });
+    const executors = executorsFor(
+      continuity,
+      current,
+      thread,
+      options.agent,
+      0,
+      new AbortController().signal,
+    )({ step, log, variables: createVariableStore() });
+    return executors.find((executor) => executor.type === "tool")!;
   };
 
   const intercepted = (executor: CheckedActionExecutor, step: string): CheckedActionExecutor => ({
@@ -417,6 +455,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       );
     }
     const info = state.threads.get(thread)!;
+    await recordThreadResumed(store, continuity, info, turn);
     const controller = new AbortController();
     current.running = { controller, thread };
     try {
@@ -429,11 +468,31 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         signal: controller.signal,
       });
       (state.threads.get(result.thread) ?? info).nextStep = result.nextStep;
+      await stopped(continuity, current, result, controller.signal);
       return result;
     } finally {
       current.running = undefined;
     }
   };
+
+  /** A foreground run that stopped short suspends or cancels its thread (hooks may answer). */
+  const stopped = (
+    continuity: string,
+    current: Lane,
+    result: Pick<ThreadRunResult, "thread" | "status">,
+    signal?: AbortSignal,
+  ) =>
+    recordRunStop({
+      store,
+      continuity,
+      driver: driverOf(continuity, current),
+      directive: options.agent.directive,
+      result,
+      ...(signal ? { signal } : {}),
+      ...(current.state?.threads.get(result.thread)
+        ? { thread: current.state.threads.get(result.thread)! }
+        : {}),
+    });
 
   const enqueue = (continuity: string, turn: string): Promise<ThreadRunResult> => {
     if (closed) return Promise.reject(new SpoolError("runtime.closed", "the runtime is closed"));
@@ -457,7 +516,8 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       .filter((thread) => thread.openRun || thread.pendingHandoff)
       .map((thread) => thread.id);
     const tasks = [...state.openTasks.keys()].filter((stream) => !current.tasks.running(stream));
-    if (open.length > 0 || tasks.length > 0) {
+    const driver = driverOf(continuity, current);
+    if (open.length > 0 || tasks.length > 0 || driver.interruptedHookActions().length > 0) {
       await store.append({
         continuity,
         type: "recovery.started",
@@ -469,6 +529,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       });
     }
     await interruptTasks(store, continuity, state, tasks);
+    await driver.recoverHookActions();
     for (const thread of state.threads.values()) {
       if (!thread.openRun) continue;
       if (thread.parent) {
@@ -483,21 +544,17 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         thread: thread.id,
         since: thread.openRun.seq,
         tools: options.agent.tools,
+        // A re-run takes the model's action path too: the serial queue and replay's intercept.
         execute: (tool, call) =>
-          options.intercept?.({
-            ...call,
+          toolExecutor(continuity, current, thread.id, call.step).execute({
+            actionId: call.actionId,
             type: "tool",
             name: tool.name,
+            parameters: call.parameters,
+            attempt: call.attempt,
+            signal: call.signal,
             progress: () => {},
-          }) ??
-          Promise.resolve(
-            tool.execute(tool.parameters.parse(call.parameters), {
-              actionId: call.actionId,
-              attempt: call.attempt,
-              signal: call.signal,
-              progress: () => {},
-            }),
-          ),
+          }),
       });
       delete thread.openRun;
       thread.nextStep = recovery.nextStep;
@@ -513,6 +570,10 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
             cost_usd: 0,
           },
         });
+        await stopped(continuity, current, {
+          thread: thread.id,
+          status: recovery.status ?? "completed",
+        });
         continue;
       }
       const controller = new AbortController();
@@ -527,6 +588,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
           signal: controller.signal,
         });
         thread.nextStep = result.nextStep;
+        await stopped(continuity, current, result, controller.signal);
         results.push(result);
       } finally {
         current.running = undefined;

@@ -1,26 +1,21 @@
-import type { AnyTool } from "../actions/index.js";
-import { toJsonValue } from "../actions/index.js";
 import type { SummarizerChoice, SummaryWorker } from "../continuity/index.js";
 import { handOff, messageTokens } from "../continuity/index.js";
 import type { ContinuationConfig } from "../directives/index.js";
 import {
   type HookEngine,
   type HookEventName,
-  type HookFiring,
   type HookPayloads,
   isMapping,
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelInfo, TokenEstimator } from "../providers/index.js";
 import { MODEL_RETRY, modelRetryDelay, pressureRatio } from "../providers/index.js";
-import { describeError, errorCodeOf } from "../spec/index.js";
+import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
 import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop.js";
+import { createHookDispatcher, type HookDispatcherOptions } from "./hook-dispatch.js";
 import type { ThreadHistory } from "./thread-history.js";
-
-/** The runtime control verbs built-in hooks execute as tools. */
-const CONTROL_TOOLS = new Set(["spool.retry", "spool.fail", "spool.escalate"]);
 
 /** Everything the continuity driver of one continuity needs. */
 export interface ContinuityDriverOptions {
@@ -32,14 +27,9 @@ export interface ContinuityDriverOptions {
   summarizerFor: (directive: string) => SummarizerChoice;
   worker: SummaryWorker;
   /** Runs a directive a hook executes, in the background; resolves with its final response. */
-  runDirective: (call: {
-    id: string;
-    thread: string;
-    name: string;
-    params: Record<string, unknown>;
-  }) => Promise<string>;
-  /** A tool a hook may execute, by name. */
-  tool: (name: string) => AnyTool | undefined;
+  runDirective: HookDispatcherOptions["runDirective"];
+  /** Runs a hook's tool through the one action path (see `HookDispatcherOptions.runTool`). */
+  runTool: HookDispatcherOptions["runTool"];
   estimator: TokenEstimator;
   signer?: CheckpointSigner;
   /** Waits (a retry's backoff); default a timer that an abort cuts short. */
@@ -70,6 +60,15 @@ export interface ContinuityDriver {
   idle(): Promise<void>;
   /** Fires a hook event outside a step (thread lifecycle, directive returns). */
   fire<E extends HookEventName>(event: E, payload: HookPayloads[E], thread: string): Promise<void>;
+  /** Learns from the log, at load: hook action numbers taken, hook actions left open. */
+  observe(event: SpoolEvent): void;
+  /** Hook firings whose outcome the log lacks (a crash cut them off), by worker id. */
+  interruptedHookActions(): readonly string[];
+  /**
+   * Ends each of `interruptedHookActions`: `action.interrupted` for a tool dispatched without an
+   * end, then `hook.failed` (`hook.interrupted`). Nothing is run again.
+   */
+  recoverHookActions(): Promise<void>;
 }
 
 interface HandoffState {
@@ -81,9 +80,14 @@ interface HandoffState {
 export function createContinuityDriver(options: ContinuityDriverOptions): ContinuityDriver {
   const { store, continuity, hooks, worker } = options;
   const handoffs = new Map<string, HandoffState>();
-  let background = 0;
-  const running = new Set<Promise<unknown>>();
   const random = options.random ?? Math.random;
+  const dispatcher = createHookDispatcher({
+    store,
+    continuity,
+    hooks,
+    runDirective: options.runDirective,
+    runTool: options.runTool,
+  });
   const sleep =
     options.sleep ??
     ((ms: number, signal?: AbortSignal) =>
@@ -94,81 +98,16 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           resolve();
         });
       }));
-
-  /** Logs a firing, runs what it names (control verbs are answered by the caller). */
-  const execute = async (firing: HookFiring, thread: string, job?: () => void) => {
-    const params = isMapping(firing.params) ? firing.params : {};
-    await store.append({
-      continuity,
-      stream: { kind: "thread", id: thread },
-      type: "hook.fired",
-      data: {
-        hook: firing.hook,
-        event: firing.event,
-        layer: firing.layer,
-        item_type: firing.action.item_type,
-        item_id: firing.action.item_id || "(empty)",
-        params: toJsonValue(params) as Record<string, unknown>,
-      },
-    });
-    const done = (outcome: string, detail?: string, stream = thread) =>
-      store.append({
-        continuity,
-        stream: { kind: stream === thread ? "thread" : "worker", id: stream },
-        type: "hook.completed",
-        data: { hook: firing.hook, event: firing.event, outcome, ...(detail ? { detail } : {}) },
-      });
-    const failed = (error: unknown, stream = thread) =>
-      store.append({
-        continuity,
-        stream: { kind: stream === thread ? "thread" : "worker", id: stream },
-        type: "hook.failed",
-        data: {
-          hook: firing.hook,
-          event: firing.event,
-          error: { code: errorCodeOf(error, "hook.error"), message: describeError(error) },
-        },
-      });
-    const { item_type: type, item_id: id } = firing.action;
-    if (id === "") return failed(new Error("the hook's item_id rendered empty"));
-    if (type === "tool" && CONTROL_TOOLS.has(id)) return;
-    if (type === "directive" && job && params.mode === "precompute") {
-      job();
-      return done("precompute-started", `summary of ${thread} by ${id}`);
-    }
-    background += 1;
-    const worker = `${thread}@hook${background}`;
-    const run =
-      type === "directive"
-        ? options.runDirective({ id: worker, thread, name: id, params })
-        : runTool(options.tool(id), id, params);
-    // Hook actions run beside the run: their outcome lands in a worker stream of its own.
-    const settled = run.then(
-      (result) => done("completed", result.slice(0, 20_000), worker),
-      (error) => failed(error, worker),
-    );
-    running.add(settled);
-    void settled.finally(() => running.delete(settled));
-  };
-
-  const fire = async <E extends HookEventName>(
-    event: E,
-    payload: HookPayloads[E],
-    thread: string,
-    job?: () => void,
-  ): Promise<HookFiring[]> => {
-    const firings = hooks.evaluate(event, payload, thread);
-    for (const firing of firings) await execute(firing, thread, job);
-    return firings;
-  };
+  const fire = dispatcher.fire;
 
   return {
-    async idle() {
-      while (running.size > 0) await Promise.allSettled([...running]);
-    },
+    idle: () => dispatcher.idle(),
     fire: async (event, payload, thread) => {
       await fire(event, payload, thread);
     },
+    observe: (event) => dispatcher.observe(event),
+    interruptedHookActions: () => dispatcher.interrupted(),
+    recoverHookActions: () => dispatcher.recover(),
     lifecycle(driven): LoopContinuity {
       const window = driven.info?.contextWindow ?? 128_000;
       // The seed may take half the budget at most, and its summary half the seed.
@@ -403,17 +342,6 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
       return loop;
     },
   };
-}
-
-async function runTool(tool: AnyTool | undefined, name: string, params: Record<string, unknown>) {
-  if (!tool) throw new Error(`there is no tool "${name}" for this agent`);
-  const output = await tool.execute(tool.parameters.parse(params), {
-    actionId: `hook:${name}`,
-    attempt: 1,
-    signal: AbortSignal.timeout(60_000),
-    progress: () => {},
-  });
-  return typeof output === "string" ? output : JSON.stringify(output);
 }
 
 function round(value: number): number {

@@ -23,8 +23,13 @@ export interface ThreadState {
   nextStep: number;
   /** A run that started and has not completed: a crash interrupted it (or it is running now). */
   openRun?: { seq: number; turn?: string; input?: string };
-  /** Set once the thread completed, failed, was cancelled or continued. */
+  /** Set once the thread completed, failed or continued. */
   ended?: string;
+  /**
+   * Its last run stopped short: a limit suspended the thread, or a cancellation stopped it. The
+   * thread has not ended: the next turn goes on in it (`thread.resumed` clears this).
+   */
+  stopped?: "thread.suspended" | "thread.cancelled";
   /** A handoff began (`handoff.started`) and neither finished nor was deferred: a crash cut it. */
   pendingHandoff?: string;
 }
@@ -59,12 +64,7 @@ const ACTION_ENDINGS = new Set([
   "action.interrupted",
 ]);
 
-const ENDINGS = new Set([
-  "thread.completed",
-  "thread.failed",
-  "thread.cancelled",
-  "thread.continued",
-]);
+const ENDINGS = new Set(["thread.completed", "thread.failed", "thread.continued"]);
 
 /** A continuity with no events. */
 export function emptyContinuityState(): ContinuityState {
@@ -146,6 +146,10 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
       thread.pendingHandoff = (event.data as EventData<"handoff.started">).continuation;
     } else if (event.type === "handoff.deferred") {
       delete thread.pendingHandoff;
+    } else if (event.type === "thread.suspended" || event.type === "thread.cancelled") {
+      thread.stopped = event.type;
+    } else if (event.type === "thread.resumed") {
+      delete thread.stopped;
     } else if (ENDINGS.has(event.type)) {
       thread.ended = event.type;
       delete thread.pendingHandoff;

@@ -1,3 +1,4 @@
+import type { ActionOutcome } from "../actions/index.js";
 import {
   createSummaryWorker,
   type SummarizerChoice,
@@ -13,6 +14,7 @@ import { SpoolError } from "../spec/index.js";
 import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime.js";
 import { builtinHooks } from "./builtin-hooks.js";
 import { type ContinuityDriver, createContinuityDriver } from "./continuity-driver.js";
+import type { HookToolCall } from "./hook-dispatch.js";
 import type { Lane, RunLaneThread } from "./lane.js";
 import { ThreadHistory } from "./thread-history.js";
 
@@ -37,6 +39,8 @@ export interface LaneContinuityOptions
   continuation: ContinuationConfig;
   /** Runs a background thread (a summarizer, a hook's directive) to its end. */
   runThread: RunLaneThread;
+  /** Runs a hook's tool through the runtime's one action path (`runSingleAction`). */
+  runTool: (continuity: string, lane: Lane, call: HookToolCall) => Promise<ActionOutcome>;
 }
 
 /** A directive run as a background child thread of `thread`, as `runDirective` takes it. */
@@ -134,8 +138,12 @@ export function createLaneContinuity(options: LaneContinuityOptions): LaneContin
           signal: AbortSignal.timeout(options.summaryTimeoutMs ?? 120_000),
           summary: false,
         }),
-      tool: (name) => options.agent.tools.find((tool) => tool.name === name),
-      estimator: current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
+      runTool: (call) => options.runTool(continuity, current, call),
+      // Read when a run starts, not now: the driver is made while the log loads (it learns its
+      // hook actions from it), before the lane's calibrated estimator exists.
+      get estimator() {
+        return current.estimator ?? options.estimator ?? createTokenEstimator({ catalogue });
+      },
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.random ? { random: options.random } : {}),

@@ -183,12 +183,11 @@ function statusOf(thread: ThreadState): ThreadStatus {
       return "completed";
     case "thread.failed":
       return "failed";
-    case "thread.cancelled":
-      return "cancelled";
     case "thread.continued":
       return "continued";
     default:
-      return thread.openRun ? "running" : "open";
+      if (thread.openRun) return "running";
+      return thread.stopped === "thread.cancelled" ? "cancelled" : "open";
   }
 }
 

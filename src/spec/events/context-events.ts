@@ -104,6 +104,11 @@ export const contextEvents = {
       item_type: z.enum(["directive", "tool"]),
       item_id: z.string().min(1).max(200),
       params: z.record(z.string(), z.unknown()),
+      /**
+       * `<thread>@hook<n>`, when the hook runs an action: the directive's child thread, or the
+       * tool's step stream, and the worker stream its outcome lands in.
+       */
+      worker: identifier.optional(),
     }),
   }),
   "hook.completed": defineEvent({

@@ -29,13 +29,14 @@ export const threadEvents = {
     }),
   }),
   "thread.suspended": defineEvent({
-    description: "A thread paused (a limit, a wait for input); it may resume.",
+    description:
+      "A thread's run stopped at a limit of its directive; the thread has not ended, and the next turn goes on in it (`thread.resumed`).",
     criticality: "critical",
     streams: ["thread"],
     schema: z.strictObject({ reason }),
   }),
   "thread.resumed": defineEvent({
-    description: "A suspended or interrupted thread went on.",
+    description: "A run went on in a thread that was suspended or cancelled.",
     criticality: "critical",
     streams: ["thread"],
     schema: z.strictObject({ reason }),
@@ -53,7 +54,8 @@ export const threadEvents = {
     schema: z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(10_000) }),
   }),
   "thread.cancelled": defineEvent({
-    description: "A thread was stopped on request.",
+    description:
+      "A thread's run was stopped on request (Ctrl-C, `runtime.cancel`, a turn that interrupts it, the runtime closing); the thread has not ended, and the next turn goes on in it (`thread.resumed`).",
     criticality: "critical",
     streams: ["thread"],
     schema: z.strictObject({ reason }),
