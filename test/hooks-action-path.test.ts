@@ -177,16 +177,19 @@ describe("a hook's tool takes the model's action path", () => {
     const running = new Set<string>();
     const overlaps: string[] = [];
     const ids = { hook: "hook", model: "e1" } as const;
-    /** Resolves once the attempt of the other caller's action has begun (durably). */
+    /**
+     * Resolves once the other caller's action is durably dispatched: from then on, a side effect
+     * not queued behind this one starts at once and is seen running beside it.
+     */
     const otherStarted = async (who: keyof typeof ids) => {
       const stop = new AbortController();
       for await (const message of temp.store.subscribe({
         continuity,
-        types: ["action.started"],
+        types: ["action.dispatched"],
         signal: stop.signal,
       })) {
         if (message.type !== "event") continue;
-        if ((message.event.data as EventData<"action.started">).action_id !== ids[who]) break;
+        if ((message.event.data as EventData<"action.dispatched">).action_id !== ids[who]) break;
       }
       stop.abort();
     };
@@ -197,7 +200,6 @@ describe("a hook's tool takes the model's action path", () => {
       sideEffects: true,
       execute: async ({ who }) => {
         running.add(who);
-        // A call not queued behind this one is already running once its attempt has begun.
         await otherStarted(who);
         for (const other of running) if (other !== who) overlaps.push(`${who} beside ${other}`);
         running.delete(who);
@@ -229,6 +231,13 @@ describe("a hook's tool takes the model's action path", () => {
     const succeeded = data(events, "action.succeeded").map((item) => item.output);
     expect(succeeded).toEqual(expect.arrayContaining([{ done: "hook" }, { done: "model" }]));
     expect(overlaps).toEqual([]);
+    // In log order too: the model's side effect starts only once the hook's has ended.
+    const seqOf = (type: string, id: string) =>
+      events.find((e) => e.type === type && (e.data as { action_id?: string }).action_id === id)
+        ?.seq;
+    expect(seqOf("action.started", ids.model)).toBeGreaterThan(
+      seqOf("action.succeeded", ids.hook) ?? Number.POSITIVE_INFINITY,
+    );
   });
 
   // Every point of a hook action's life where a process can die after the hook fired.

@@ -22,16 +22,20 @@ import { createWorkspace, type Workspace } from "./support/cli-e2e.js";
 import {
   CRASH_FILE,
   HANDOFF_PROVIDERS,
+  HOOK_FILE,
   writeCrash,
   writeCtrlCMidTag,
   writeCtrlCMidTool,
   writeDirectiveInFolder,
   writeHandoff,
+  writeHookWithTool,
   writeKvWorkflow,
 } from "./support/replay-corpus.js";
 import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
 
 let workspace: Workspace;
+/** A workspace of its own for the hook: a project hook fires on every continuity of its space. */
+let hookSpace: Workspace;
 let server: ReplayServer;
 const corpus: string[] = [];
 
@@ -46,11 +50,14 @@ beforeAll(async () => {
     corpus.push(await writeHandoff(workspace, server, provider));
   }
   corpus.push(await writeCrash(workspace));
+  hookSpace = createWorkspace("spool-closed-world-hook-");
+  await writeHookWithTool(hookSpace);
 }, 240_000);
 
 afterAll(async () => {
   await server?.close();
   workspace?.remove();
+  hookSpace?.remove();
 });
 
 describe("closed-world replay", { timeout: 120_000 }, () => {
@@ -86,6 +93,19 @@ describe("closed-world replay", { timeout: 120_000 }, () => {
     }
     expect(server.requests.length, "replay called a provider").toBe(requests);
     expect(readFileSync(join(workspace.dir, CRASH_FILE), "utf8")).toBe(written);
+  });
+
+  it("replays a hook whose action is a side-effecting tool without running it again", async () => {
+    const before = readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8");
+    expect(before).toBe("hooked\n");
+    const result = await runSpool(["replay", "hook-tool", "--json"], {
+      cwd: hookSpace.dir,
+      env: hookSpace.env(),
+    });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toMatchObject({ identical: true, reached: [] });
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8")).toBe(before);
   });
 });
 

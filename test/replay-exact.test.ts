@@ -94,7 +94,12 @@ describe("spool replay is exact", { timeout: TIMEOUT }, () => {
     const continuity = await writeCtrlCMidTool(workspace);
     const events = await readEvents(workspace.dir, continuity);
     expect(types(events)).toContain("action.cancelled");
-    expect(events.at(-1)?.data).toMatchObject({ status: "cancelled" });
+    const run = events.filter((event) => event.type === "run.completed").at(-1);
+    expect(run?.data).toMatchObject({ status: "cancelled" });
+    expect(events.at(-1)).toMatchObject({
+      type: "thread.cancelled",
+      data: { reason: "cancelled by a signal" },
+    });
     const report = await expectIdentical(continuity);
     expect(report).toMatchObject({ cancels: 1 });
   });

@@ -26,6 +26,8 @@ export function cancelPoints(events: readonly SpoolEvent[]): Map<number, CancelP
   const children = new Set<string>();
   const open = new Map<string, { first?: SpoolEvent; reason?: string; interrupted: boolean }>();
   const points = new Map<number, CancelPoint>();
+  /** The point of each thread's last cancelled run, until its `thread.cancelled` names the reason. */
+  const stopped = new Map<string, CancelPoint>();
   const runOf = (event: SpoolEvent) => {
     const id = event.stream.id;
     if (event.stream.kind === "thread") return id;
@@ -43,6 +45,14 @@ export function cancelPoints(events: readonly SpoolEvent[]): Map<number, CancelP
       for (const run of open.values()) {
         if (!run.first) run.interrupted = event.type === "turn.added";
       }
+    }
+    // The thread's own record of the stop carries the cancel's reason as it was given.
+    if (event.type === "thread.cancelled" && typeof data.reason === "string") {
+      const point = stopped.get(event.stream.id);
+      stopped.delete(event.stream.id);
+      if (point && data.reason.startsWith("interrupted by a new turn")) points.delete(point.seq);
+      else if (point) point.reason = data.reason;
+      continue;
     }
     if (event.type === "run.started") {
       const thread = event.stream.id;
@@ -68,11 +78,9 @@ export function cancelPoints(events: readonly SpoolEvent[]): Map<number, CancelP
           ? run.reason.startsWith("interrupted by a new turn")
           : run.interrupted;
       if (byTurn) continue;
-      points.set(run.first.seq, {
-        seq: run.first.seq,
-        thread,
-        reason: run.reason ?? DEFAULT_REASON,
-      });
+      const point = { seq: run.first.seq, thread, reason: run.reason ?? DEFAULT_REASON };
+      points.set(point.seq, point);
+      stopped.set(thread, point);
     }
   }
   return points;

@@ -367,8 +367,7 @@ export const HOOK_FILE = "hooked.txt";
 
 /**
  * Continuity `hook-tool`: a project hook on `thread.started` whose action is the `fs.write` tool
- * (append). Until hook actions go through the scheduler (issue 14, defect 3), its replay reaches
- * the tool (`replay.outside-call`), so it is not in the closed-world corpus yet.
+ * (append). Write it in a workspace of its own: the hook fires on every continuity of its space.
  */
 export async function writeHookWithTool(workspace: Workspace): Promise<string> {
   writeItem(
