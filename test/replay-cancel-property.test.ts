@@ -105,7 +105,11 @@ describe("replay after Ctrl-C at any point", () => {
           await drop();
         }
       }),
-      { numRuns: Number(process.env.SPOOL_CANCEL_RUNS ?? 20) },
+      {
+        numRuns: Number(process.env.SPOOL_CANCEL_RUNS ?? 20),
+        // SPOOL_CANCEL_SEED replays a failing run's cancel points (fast-check prints the seed).
+        ...(process.env.SPOOL_CANCEL_SEED ? { seed: Number(process.env.SPOOL_CANCEL_SEED) } : {}),
+      },
     );
   }, 180_000);
 });
