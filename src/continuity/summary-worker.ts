@@ -120,7 +120,8 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
   /**
    * A summary of everything after `previous`: one summarizer run when its transcript fits the
    * summarizer's window, else consecutive runs over whole messages, each an update of the one
-   * before, so none is left unread.
+   * before, so none is left unread (a pre-compute makes only the first; the handoff brings it up
+   * to date).
    */
   const run = async (
     job: SummaryJob,
@@ -141,7 +142,12 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
     while (true) {
       const base = current ?? job.chain.at(-1);
       const room = maxChars - (base ? base.text.length + TRANSCRIPT_FRAME_CHARS : 0);
-      const end = transcriptChunkEnd(input, start, room);
+      // The messages carried from the thread before are read in the first run, all of them: a
+      // summary's range names this thread's messages only (they fit: a seed is half a budget).
+      const end = Math.max(
+        transcriptChunkEnd(input, start, room),
+        start === 0 ? carried.length : 0,
+      );
       const lastChunk = end >= input.length;
       const chunk = input.slice(start, end);
       const newestOwn = chunk.filter((entry) => entry.thread === undefined).at(-1)?.seq;
@@ -157,7 +163,10 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
         },
         maxChars,
       );
-      if (!outcome.ok || lastChunk) return outcome;
+      // A pre-compute runs beside the foreground: one run, so that what it starts (and the step
+      // its summarizer is a child of) is decided where the hook fired; the handoff, which the
+      // foreground waits for, reads the rest.
+      if (!outcome.ok || lastChunk || mode === "precompute") return outcome;
       current = outcome.summary;
       start = end;
     }
