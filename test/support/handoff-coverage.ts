@@ -3,7 +3,9 @@
  * thread (as the runtime's own fold builds it from every event before the continuation's seed) is
  * either carried verbatim into the continuation, or covered by a summary of the continuation's
  * chain whose summarizer input held it (directly, or through the summary it was an update of),
- * and, for a message of the old thread itself, lies inside that summary's event range.
+ * and, for a message of the old thread itself, lies inside that summary's event range. A message
+ * cut to an artifact (`context.input-cut`) is covered by a summarizer that read its cut form or
+ * the whole input.
  */
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -64,18 +66,28 @@ export async function checkHandoffCoverage(
   for (const seeded of events.filter((event) => event.type === "handoff.seeded")) {
     const data = seeded.data as EventData<"handoff.seeded">;
     result.handoffs += 1;
+    // The history as the runtime folds it, and the same without its input cuts: a summarizer
+    // that ran before a cut read the whole input, which covers its cut form.
     const history = new ThreadHistory(data.from);
+    const uncut = new ThreadHistory(data.from);
     for (const event of events) {
       if (event.seq >= seeded.seq) break;
       history.apply(event);
+      if (event.type !== "context.input-cut") uncut.apply(event);
     }
     const carried = data.trailing;
-    for (const entry of history.view().messages) {
+    const wholes = uncut.view().messages;
+    for (const [index, entry] of history.view().messages.entries()) {
       if (isResumeMarker(entry)) continue;
       result.messages += 1;
       const seed = messageToSeed(entry);
       if (carried.some((kept) => isDeepStrictEqual(kept, seed))) continue;
-      const text = renderTranscript([entry.message]);
+      const forms = [renderTranscript([entry.message])];
+      const whole = wholes[index];
+      if (whole && whole.seq === entry.seq) {
+        const text = renderTranscript([whole.message]);
+        if (text !== forms[0]) forms.push(text);
+      }
       const covered = data.summaries.some((summary) => {
         const own = entry.thread === undefined;
         if (
@@ -86,7 +98,9 @@ export async function checkHandoffCoverage(
         ) {
           return false;
         }
-        return text === "" || inputsOf(summary.id).some((input) => input.includes(text));
+        return forms.some(
+          (text) => text === "" || inputsOf(summary.id).some((input) => input.includes(text)),
+        );
       });
       if (!covered) {
         result.uncovered.push({
@@ -94,7 +108,7 @@ export async function checkHandoffCoverage(
           continuation: seeded.stream.id,
           seq: entry.seq,
           role: entry.message.role,
-          text: text.slice(0, 200),
+          text: forms[0]!.slice(0, 200),
         });
       }
     }
