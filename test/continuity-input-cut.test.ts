@@ -129,6 +129,35 @@ describe("an input too long for the window", () => {
     expect(report.identical).toBe(true);
   }, 120_000);
 
+  it("is cut before the compile on a thread that already ran, so no handoff carries it whole", async () => {
+    const foreground = createScriptedProvider({
+      model: SMALL_MODEL,
+      loop: true,
+      script: ["<response>Noted.</response>"],
+    });
+    const requests: ProviderRequest[] = [];
+    const runtime = longRunRuntime(
+      temp.store,
+      routedProvider(foreground, scriptedSummarizer(), (request) => requests.push(request)),
+    );
+    for (const text of ["first", "second", BIG_TURN, "after"]) {
+      const result = await runtime.submit(continuity, { text, actor: "ada", origin: "t" });
+      expect(result.status).toBe("completed");
+    }
+    await runtime.close();
+    for (const request of requests) expect(requestTokens(request)).toBeLessThan(WINDOW);
+    const events = await readAll(temp.store, continuity);
+    const cuts = events.filter((item) => item.type === "context.input-cut");
+    expect(cuts).toHaveLength(1);
+    for (const seeded of events.filter((item) => item.type === "handoff.seeded")) {
+      const data = seeded.data as EventData<"handoff.seeded">;
+      for (const message of data.trailing) {
+        expect(JSON.stringify(message).length).toBeLessThan(BIG_TURN.length / 10);
+      }
+    }
+    expect((await checkHandoffCoverage(temp.store, continuity)).uncovered).toEqual([]);
+  });
+
   it("is never sent when the fixed part alone does not fit: the run fails, saying what to shorten", async () => {
     const foreground = createScriptedProvider({
       model: SMALL_MODEL,
