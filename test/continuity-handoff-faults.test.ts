@@ -117,8 +117,10 @@ describe("summarizer faults at each phase of a handoff", () => {
   }, 60_000);
 
   it("treats an empty summary as a failure and keeps the summary it had", async () => {
-    // The pre-computed summary succeeds; bringing it up to date answers empty every time.
-    const summarizer = scriptedSummarizer([SUMMARY, EMPTY]);
+    // The pre-computed summary succeeds; bringing it up to date answers empty every time (a
+    // transcript longer than the summarizer's window is read in several runs: all but the first
+    // answer empty too).
+    const summarizer = scriptedSummarizer([SUMMARY, ...Array<ScriptedTurn>(40).fill(EMPTY)]);
     const runtime = longRunRuntime(temp.store, routedProvider(foreground(), summarizer));
     await talk(runtime, 1, 24);
     await runtime.close();

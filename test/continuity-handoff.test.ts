@@ -12,6 +12,7 @@ import {
   SUMMARIZER_MARK,
   scriptedSummarizer,
 } from "./support/continuity-run.js";
+import { checkHandoffCoverage } from "./support/handoff-coverage.js";
 import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -98,6 +99,11 @@ describe("handoff to a continuation thread", () => {
     }
     // The summarizer ran on its own directive, never on the foreground's prompt.
     for (const request of summarizer.requests) expect(request.system).toContain(SUMMARIZER_MARK);
+
+    // Every message of every old thread is carried verbatim or in a summary that read it.
+    const coverage = await checkHandoffCoverage(temp.store, continuity);
+    expect(coverage.handoffs).toBe(continued.length);
+    expect(coverage.uncovered).toEqual([]);
 
     expect((await verifyChain(temp.store, { continuity })).ok).toBe(true);
     const report = await replayContinuity({

@@ -48,6 +48,15 @@ export {
   MAX_CHAIN,
 } from "./handoff.js";
 export {
+  cutInputText,
+  INPUT_CUT_MEDIA_TYPE,
+  type InputCutData,
+  inputTokenLimit,
+  logInputCuts,
+  type PlannedCut,
+  planInputCuts,
+} from "./input-cuts.js";
+export {
   messageToSeed,
   type SeedMessageData,
   type SummaryLinkData,

@@ -2,6 +2,7 @@ import type { EventStore } from "../log/index.js";
 import type { ProviderMessage } from "../providers/index.js";
 import { describeError, type EventData, errorCodeOf, type SpoolEvent } from "../spec/index.js";
 import type { ContextMessage, SeqRange, SummaryItem } from "./context-bundle.js";
+import { TRANSCRIPT_FRAME_CHARS, transcriptChunkEnd } from "./transcript-chunks.js";
 import {
   renderSummarizerInputs,
   renderTranscript,
@@ -55,7 +56,8 @@ export interface SummaryWorkerOptions {
   timeoutMs?: number;
   /**
    * Characters of transcript a summarizer reads at most (default 400 000): what fits its model's
-   * window beside its instructions; the newest messages are kept.
+   * window beside its instructions. A longer transcript is read in consecutive runs over whole
+   * messages, each an `update` of the one before (`transcriptChunkEnd`), so none is left out.
    */
   maxTranscriptChars?: number | ((summarizer: string) => number);
 }
@@ -110,34 +112,80 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
     return found;
   };
 
+  const maxCharsOf = (summarizer: string) =>
+    typeof options.maxTranscriptChars === "function"
+      ? options.maxTranscriptChars(summarizer)
+      : (options.maxTranscriptChars ?? 400_000);
+
+  /**
+   * A summary of everything after `previous`: one summarizer run when its transcript fits the
+   * summarizer's window, else consecutive runs over whole messages, each an update of the one
+   * before, so none is left unread (a pre-compute makes only the first; the handoff brings it up
+   * to date).
+   */
   const run = async (
     job: SummaryJob,
     mode: SummaryMode,
     previous: SummaryItem | undefined,
   ): Promise<SummaryOutcome> => {
+    const after = previous ? previous.covers.to_seq : 0;
+    const own = job.messages.filter((entry) => entry.seq > after && entry.thread === undefined);
+    const carried = previous ? [] : job.messages.filter((entry) => entry.thread !== undefined);
+    const input = [...carried, ...own];
+    const maxChars = maxCharsOf(job.summarizer);
+    const fromSeq = previous
+      ? previous.covers.from_seq
+      : (own[0]?.seq ?? job.messages[0]?.seq ?? after);
+    const toSeq = Math.max(job.messages.at(-1)?.seq ?? after, after);
+    let current = previous;
+    let start = 0;
+    while (true) {
+      const base = current ?? job.chain.at(-1);
+      const room = maxChars - (base ? base.text.length + TRANSCRIPT_FRAME_CHARS : 0);
+      // The messages carried from the thread before are read in the first run, all of them: a
+      // summary's range names this thread's messages only (they fit: a seed is half a budget).
+      const end = Math.max(
+        transcriptChunkEnd(input, start, room),
+        start === 0 ? carried.length : 0,
+      );
+      const lastChunk = end >= input.length;
+      const chunk = input.slice(start, end);
+      const newestOwn = chunk.filter((entry) => entry.thread === undefined).at(-1)?.seq;
+      const outcome = await runOne(
+        job,
+        current === previous ? mode : "update",
+        current,
+        chunk,
+        {
+          thread: job.thread,
+          from_seq: fromSeq,
+          to_seq: lastChunk ? toSeq : (newestOwn ?? Math.max(0, fromSeq - 1)),
+        },
+        maxChars,
+      );
+      // A pre-compute runs beside the foreground: one run, so that what it starts (and the step
+      // its summarizer is a child of) is decided where the hook fired; the handoff, which the
+      // foreground waits for, reads the rest.
+      if (!outcome.ok || lastChunk || mode === "precompute") return outcome;
+      current = outcome.summary;
+      start = end;
+    }
+  };
+
+  /** One summarizer run over `messages`, building on `previous` (or the chain's newest). */
+  const runOne = async (
+    job: SummaryJob,
+    mode: SummaryMode,
+    previous: SummaryItem | undefined,
+    messages: readonly ContextMessage[],
+    covers: SeqRange,
+    maxChars: number,
+  ): Promise<SummaryOutcome> => {
     const jobs = jobsOf(job.thread);
     jobs.count += 1;
     const id = `${job.thread}@summary${jobs.count}`;
     const stream = { kind: "worker" as const, id };
-    const after = previous ? previous.covers.to_seq : 0;
-    const messages = job.messages.filter(
-      (entry) => entry.seq > after && entry.thread === undefined,
-    );
-    const last = job.messages.at(-1)?.seq ?? after;
-    const first = messages[0]?.seq ?? job.messages[0]?.seq ?? after;
-    const covers: SeqRange = {
-      thread: job.thread,
-      from_seq: previous ? previous.covers.from_seq : first,
-      to_seq: Math.max(last, after),
-    };
-    const carried = job.messages.filter((entry) => entry.thread !== undefined);
-    const transcript = transcriptOf(
-      previous ?? job.chain.at(-1),
-      previous ? messages : [...carried, ...messages],
-      typeof options.maxTranscriptChars === "function"
-        ? options.maxTranscriptChars(job.summarizer)
-        : (options.maxTranscriptChars ?? 400_000),
-    );
+    const transcript = transcriptOf(previous ?? job.chain.at(-1), messages, maxChars);
     await store.append({
       continuity,
       stream,

@@ -27,13 +27,15 @@ export const RESULT_TEXT_MAX = 16_000;
  * ```
  *
  * followed by the protocol errors of the step (each to be fixed in the next output), and a
- * note when a crash cut the step off. Outputs longer than `RESULT_TEXT_MAX` are cut, saying so.
- * Deterministic: the same actions give the same text (replay depends on it).
+ * note when a crash cut the step off. Outputs longer than `RESULT_TEXT_MAX` are cut, saying so
+ * (unless `whole`: the text a cut input's artifact keeps). Deterministic: the same actions give
+ * the same text (replay depends on it).
  */
 export function formatActionResults(
   actions: readonly ReportedAction[],
   protocolErrors: readonly string[],
   interrupted: boolean,
+  whole = false,
 ): string {
   const lines: string[] = [];
   if (interrupted) {
@@ -45,7 +47,7 @@ export function formatActionResults(
     lines.push("<action_results>");
     for (const action of actions) {
       lines.push(
-        `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">${escapeText(toolResultText(action))}</result>`,
+        `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">${escapeText(toolResultText(action, whole))}</result>`,
       );
     }
     lines.push("</action_results>");
@@ -60,11 +62,15 @@ export function formatActionResults(
   return lines.join("\n");
 }
 
-/** The text of one action's result: its output, or its error, skip or cancel message. */
-export function toolResultText(action: ReportedAction): string {
-  if (action.status === "succeeded") return clip(jsonText(action.output));
-  if (action.error) return clip(`${action.error.code}: ${action.error.message}`);
-  if (action.message) return clip(action.message);
+/**
+ * The text of one action's result: its output, or its error, skip or cancel message; cut at
+ * `RESULT_TEXT_MAX` unless `whole`.
+ */
+export function toolResultText(action: ReportedAction, whole = false): string {
+  const bound = whole ? (text: string) => text : clip;
+  if (action.status === "succeeded") return bound(jsonText(action.output));
+  if (action.error) return bound(`${action.error.code}: ${action.error.message}`);
+  if (action.message) return bound(action.message);
   return action.status;
 }
 

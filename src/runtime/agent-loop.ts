@@ -1,6 +1,14 @@
 import { createVariableStore, type TaskSet } from "../actions/index.js";
 import type { ContextBundle } from "../continuity/index.js";
-import { compileContext, prepareBundle } from "../continuity/index.js";
+import {
+  compileContext,
+  inputTokenLimit,
+  logInputCuts,
+  messageTokens,
+  planInputCuts,
+  prepareBundle,
+  textTokens,
+} from "../continuity/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
 import {
@@ -187,6 +195,20 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       options.estimator,
     );
   };
+  const inputLimit = inputTokenLimit(budget);
+  const inputCounts = {
+    message: messageTokens(options.estimator, options.model),
+    text: (text: string) => textTokens(options.estimator, options.model, text),
+  };
+  /** Cuts inputs too long for the context to artifacts: logged, then applied by the history. */
+  const cutInputs = async () => {
+    const cuts = planInputCuts(history.view(), inputLimit, inputCounts, (entry, id) =>
+      history.whole(entry, id),
+    );
+    if (cuts.length === 0) return;
+    await logInputCuts(store, continuity, thread, cuts);
+    await catchUp(store, continuity, history);
+  };
   const continuationRunStarted = (): EventData<"run.started"> => ({
     resumed: false,
     directive: options.directive,
@@ -267,6 +289,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     }
     if (options.signal?.aborted) return finish("cancelled");
     await catchUp(store, continuity, history);
+    await cutInputs();
     // A handoff before the compile keeps these feeds: one read of the world per step.
     feeds = await options.feeds?.(stepStreamId(thread, index));
     if (feeds !== undefined) {
@@ -292,8 +315,18 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       if (next) {
         switchTo(next);
         await catchUp(store, continuity, history);
+        await cutInputs();
         bundle = compile();
       }
+    }
+    if (bundle.overBudget) {
+      // Inputs are cut and full threads hand off before this: what is left is the fixed part.
+      return finish("failed", {
+        error: {
+          code: "context.over-budget",
+          message: `the context of ${thread} needs ${bundle.tokens} tokens, more than the ${budget} ${options.model} takes, even with every long input cut and nothing older than the newest turn: shorten the directive, its pinned items or its context feeds, or use a model with a larger window`,
+        },
+      });
     }
     const step = stepStreamId(thread, index);
     const record = prepareBundle(store.artifacts, bundle, known);

@@ -34,7 +34,8 @@ const RECALLED = new Set([
  * - `recall {summary}` reads the raw events a summary covers back (`{thread, from_step,
  *   to_step}` a thread's steps), bounded to `RECALL_MAX_EVENTS` events and `max_chars` a call,
  *   paged with `offset`, so compaction never makes a detail unreachable. Its text names steps,
- *   never log positions, so a replay (whose seqs may differ) reads the same;
+ *   never log positions, so a replay (whose seqs may differ) reads the same; `recall {artifact}`
+ *   reads the whole text of an input cut to an artifact (`context.input-cut`), by characters;
  * - `pin {text, kind}` pins a fact or rule into every later context of the continuity (after
  *   every handoff too); its id is derived from the text, so pinning the same text twice is one pin;
  * - `unpin {id}` removes one.
@@ -48,20 +49,35 @@ export function continuityActions(options: {
   const recall = defineInternalAction({
     name: "recall",
     description:
-      'Reads the raw events a handoff summary covers back ({"summary": id}), or a thread\'s steps ({"thread", "from_step", "to_step"}); bounded, "offset" pages on.',
+      'Reads the raw events a handoff summary covers back ({"summary": id}), a thread\'s steps ({"thread", "from_step", "to_step"}), or the whole text of a cut input ({"artifact": hash}); bounded, "offset" pages on.',
     parameters: z
       .strictObject({
         summary: identifier.optional(),
         thread: identifier.optional(),
+        artifact: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, "an artifact's sha256, as a cut input's note gives it")
+          .optional(),
         from_step: z.number().int().nonnegative().optional(),
         to_step: z.number().int().nonnegative().optional(),
         offset: z.number().int().nonnegative().optional(),
         max_chars: z.number().int().min(200).max(200_000).optional(),
       })
-      .refine((query) => (query.summary === undefined) !== (query.thread === undefined), {
-        message: 'give either "summary" (a summary id) or "thread"',
-      }),
+      .refine(
+        (query) =>
+          [query.summary, query.thread, query.artifact].filter((given) => given !== undefined)
+            .length === 1,
+        { message: 'give one of "summary" (a summary id), "thread", or "artifact" (a cut input)' },
+      ),
     async run(parameters) {
+      if (parameters.artifact !== undefined) {
+        return recallArtifact(
+          store,
+          parameters.artifact,
+          parameters.offset ?? 0,
+          parameters.max_chars ?? RECALL_DEFAULT_CHARS,
+        );
+      }
       const range = await recallRange(store, continuity, parameters);
       const maxChars = parameters.max_chars ?? RECALL_DEFAULT_CHARS;
       const offset = parameters.offset ?? 0;
@@ -158,6 +174,27 @@ function inThread(event: SpoolEvent, thread: string): boolean {
   if (kind === "thread") return id === thread;
   if (kind === "step") return parseStepStreamId(id).thread === thread;
   return kind === "continuity";
+}
+
+/** A slice of a cut input's artifact: `maxChars` characters from `offset`, and where to go on. */
+async function recallArtifact(store: EventStore, hash: string, offset: number, maxChars: number) {
+  if (!(await store.artifacts.has(hash))) {
+    throw new SpoolError("recall.unknown-artifact", `there is no artifact "${hash}"`, {
+      hint: "Give the hash a cut input's note names",
+    });
+  }
+  const text = (await store.artifacts.get(hash)).toString("utf8");
+  const part = text.slice(offset, offset + maxChars);
+  const next = offset + part.length;
+  return {
+    artifact: hash,
+    chars: text.length,
+    offset,
+    text: part,
+    ...(next < text.length
+      ? { more: true, next_offset: next, note: "recall again with next_offset" }
+      : {}),
+  };
 }
 
 /** Where a recall reads: the summary's covered range, or a thread from its start. */

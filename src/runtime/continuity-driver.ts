@@ -13,7 +13,7 @@ import { MODEL_RETRY, modelRetryDelay, pressureRatio } from "../providers/index.
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
-import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop.js";
+import { catchUp, type LoopContinuity, type PreStepReview, type StepReview } from "./agent-loop.js";
 import { createHookDispatcher, type HookDispatcherOptions } from "./hook-dispatch.js";
 import type { ThreadHistory } from "./thread-history.js";
 
@@ -181,6 +181,9 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         },
         async afterStep(review: StepReview) {
           const { thread, history, bundle } = review;
+          // The step's own events (its answer, its results, `loop.decided`) come after the
+          // compile the loop caught up for: a summary or a handoff from here must see them.
+          if (driven.handoff) await catchUp(store, continuity, history);
           const state = handoffs.get(thread) ?? { attempt: 0, retryAtStep: 0 };
           handoffs.set(thread, state);
           const reported = review.usage.inputTokens > 0;

@@ -2,6 +2,7 @@ import type { ActionErrorData, ActionStatus } from "../actions/index.js";
 import {
   CONTINUE_TEXT,
   type ContextMessage,
+  cutInputText,
   type PinnedItem,
   type SummaryItem,
   seedToMessage,
@@ -11,7 +12,12 @@ import {
 import type { ContentBlock, ProviderMessage, ToolResult } from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
-import { formatActionResults, type ReportedAction, toolResultText } from "./action-results.js";
+import {
+  formatActionResults,
+  RESULT_TEXT_MAX,
+  type ReportedAction,
+  toolResultText,
+} from "./action-results.js";
 import { nativeToolName } from "./native-tools.js";
 
 /** One message of a thread's conversation, with the log position it came from. */
@@ -56,6 +62,8 @@ export class ThreadHistory {
   readonly #pinned: Map<string, PinnedItem>;
   readonly #summaries: SummaryItem[] = [];
   readonly #stepPrefix: string;
+  /** Results longer than a message holds: the whole text, by tool call id ("" for results text). */
+  readonly #wholes = new WeakMap<HistoryMessage, Map<string, string>>();
   #newestTurn = -1;
   #lastSeq: number;
 
@@ -99,6 +107,15 @@ export class ThreadHistory {
   /** The continuity's pinned rules and facts, in the order they were pinned. */
   pinned(): readonly PinnedItem[] {
     return [...this.#pinned.values()];
+  }
+
+  /**
+   * The whole text of an input a message of this history holds only part of (a tool's output
+   * longer than `RESULT_TEXT_MAX`), for `toolCallId`'s result or the results text; `undefined`
+   * when the message holds it whole.
+   */
+  whole(entry: HistoryMessage, toolCallId?: string): string | undefined {
+    return this.#wholes.get(entry)?.get(toolCallId ?? "");
   }
 
   /** The seq of the last event applied. */
@@ -163,11 +180,68 @@ export class ThreadHistory {
       if (data.decision !== "continue") return;
       const index = Number(data.step.slice(this.#stepPrefix.length));
       const record = this.#steps.get(index);
+      const wholes = record ? wholeResults(record) : new Map<string, string>();
       for (const message of resultMessages(record)) {
-        this.#messages.push({ message, seq: event.seq, turn: false });
+        const entry: HistoryMessage = { message, seq: event.seq, turn: false };
+        const kept = new Map<string, string>();
+        if (message.role === "tool") {
+          for (const result of message.results) {
+            const whole = wholes.get(result.toolCallId);
+            if (whole !== undefined && whole !== result.output) kept.set(result.toolCallId, whole);
+          }
+        } else {
+          const whole = wholes.get("");
+          if (whole !== undefined && whole !== message.content) kept.set("", whole);
+        }
+        if (kept.size > 0) this.#wholes.set(entry, kept);
+        this.#messages.push(entry);
       }
       this.#steps.delete(index);
+    } else if (event.type === "context.input-cut") {
+      this.#cut(event.data as EventData<"context.input-cut">);
     }
+  }
+
+  /** Replaces the message a `context.input-cut` names by its cut form (`cutInputText`). */
+  #cut(data: EventData<"context.input-cut">): void {
+    const cut = {
+      chars: data.chars,
+      keptChars: data.kept_chars,
+      tokens: data.tokens,
+      limit: data.limit,
+      hash: data.artifact.hash,
+    };
+    const index = this.#messages.findIndex(
+      (entry) =>
+        entry.seq === data.seq &&
+        entry.thread === undefined &&
+        entry.message.role === data.role &&
+        (data.role !== "tool" ||
+          (entry.message.role === "tool" &&
+            entry.message.results.some((result) => result.toolCallId === data.tool_call_id))),
+    );
+    const entry = this.#messages[index];
+    if (!entry) return;
+    const { message } = entry;
+    let next: ProviderMessage;
+    if (message.role === "tool") {
+      next = {
+        role: "tool",
+        results: message.results.map((result) =>
+          result.toolCallId === data.tool_call_id
+            ? { ...result, output: cutInputText(result.output, cut) }
+            : result,
+        ),
+      };
+    } else if (message.role === "user" && typeof message.content === "string") {
+      next = { role: "user", content: cutInputText(message.content, cut) };
+    } else {
+      return;
+    }
+    const replaced: HistoryMessage = { ...entry, message: next };
+    const wholes = this.#wholes.get(entry);
+    if (wholes) this.#wholes.set(replaced, wholes);
+    this.#messages[index] = replaced;
   }
 
   #seed(data: EventData<"handoff.seeded">): void {
@@ -313,6 +387,29 @@ function resultMessages(record: StepRecord | undefined): ProviderMessage[] {
     });
   }
   return messages;
+}
+
+/** The whole texts of a step's results, before `RESULT_TEXT_MAX` cuts them ("" for the text). */
+function wholeResults(record: StepRecord): Map<string, string> {
+  const wholes = new Map<string, string>();
+  const reported: ReportedAction[] = [];
+  let clipped = false;
+  for (const action of record.actions.values()) {
+    const text = toolResultText(action, true);
+    if (text.length <= RESULT_TEXT_MAX) {
+      if (!record.native.has(action.id)) reported.push(action);
+      continue;
+    }
+    if (record.native.has(action.id)) wholes.set(action.id, text);
+    else {
+      reported.push(action);
+      clipped = true;
+    }
+  }
+  if (clipped) {
+    wholes.set("", formatActionResults(reported, record.protocolErrors, record.interrupted, true));
+  }
+  return wholes;
 }
 
 /** A message of text blocks only is sent as a string (smaller, and every adapter takes it). */

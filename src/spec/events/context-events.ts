@@ -206,6 +206,25 @@ export const contextEvents = {
       reason: z.string().min(1).max(2000),
     }),
   }),
+  "context.input-cut": defineEvent({
+    description:
+      "An input too long for the thread's context (a user turn, a tool's output, a step's results) was cut to an excerpt; the whole text is an artifact the model can recall. Logged before the compile that uses the cut.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      /** The message cut: its seq in the thread's history, its role, and for a tool result its call. */
+      seq,
+      role: z.enum(["user", "tool"]),
+      tool_call_id: z.string().min(1).max(200).optional(),
+      /** Its size: characters, estimated tokens, and the tokens one input may take. */
+      chars: z.number().int().nonnegative(),
+      tokens: z.number().int().nonnegative(),
+      limit: z.number().int().positive(),
+      /** Characters of its start the context keeps. */
+      kept_chars: z.number().int().nonnegative(),
+      artifact: artifactRef,
+    }),
+  }),
   "handoff.seeded": defineEvent({
     description:
       "A continuation thread's starting context: the lineage's summary chain and the trailing messages carried over.",
