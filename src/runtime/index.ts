@@ -32,6 +32,14 @@ export {
 } from "./agent-step.js";
 export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
 export {
+  ContinuityLease,
+  ContinuityLiveError,
+  DEFAULT_LEASE_TTL_MS,
+  defaultLeaseHolder,
+  type LeaseOptions,
+} from "./continuity-lease.js";
+export { ContinuityOwners, type ContinuityOwnersOptions } from "./continuity-owners.js";
+export {
   type ContinuityState,
   continuityStateProjection,
   foldContinuityState,

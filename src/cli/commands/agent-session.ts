@@ -30,6 +30,11 @@ export interface AgentSessionOptions
   intercept?: AgentRuntimeOptions["intercept"];
   /** Replay's recorded context feeds (see `AgentRuntimeOptions.recordedFeeds`). */
   recordedFeeds?: AgentRuntimeOptions["recordedFeeds"];
+  /**
+   * Hold the lease of the continuities the session runs (see `AgentRuntimeOptions.lease`): every
+   * command that runs a continuity of the user's store passes it; replay, on a scratch store, not.
+   */
+  lease?: AgentRuntimeOptions["lease"];
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -39,7 +44,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, recordedFeeds, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, lease, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -56,6 +61,7 @@ export function openAgentSession(
     ...(observer ? { observer } : {}),
     ...(intercept ? { intercept } : {}),
     ...(recordedFeeds ? { recordedFeeds } : {}),
+    ...(lease ? { lease } : {}),
   });
   return {
     runtime,
