@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool } from "../src/actions/index.js";
 import { type EventStore, openEventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import {
@@ -169,6 +171,129 @@ describe("a runtime with a lease", () => {
     await owner.close();
     const events = await collect(c.read({ continuity }));
     expect(events.filter((event) => event.type === "run.completed")).toHaveLength(2);
+  });
+});
+
+describe("a runtime that loses its lease", () => {
+  it("cancels the running step, and the store refuses what it appends after the takeover", async () => {
+    const [a, b] = [await connect(), await connect()];
+    let entered!: () => void;
+    const inTool = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = defineTool({
+      name: "slow.write",
+      description: "Writes slowly.",
+      parameters: z.object({}),
+      sideEffects: true,
+      execute: async (_input, { signal }) => {
+        entered();
+        await Promise.race([
+          held,
+          new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve())),
+        ]);
+        return { wrote: true };
+      },
+    });
+    const timers = manualTimer();
+    const owner = createAgentRuntime({
+      store: a,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: [
+          '<action type="tool" mode="sync" id="w1">{"name":"slow.write","parameters":{}}</action>',
+          "<response>after</response>",
+        ],
+        loop: true,
+      }),
+      agent: { ...agent, tools: [slow] },
+      lease: { holder: "owner", ttlMs: TTL, timer: timers.timer },
+    });
+    const running = owner.submit(continuity, { text: "write", actor: "ada", origin: "test" }).then(
+      (result) => result,
+      (error: unknown) => error,
+    );
+    await inTool;
+    now += 2 * TTL;
+    await ContinuityLease.take(b, continuity, { holder: "successor", ttlMs: TTL });
+    const head = await b.head();
+    timers.tick(); // the owner's renewal finds the lease lost and cancels the step
+    const outcome = await running;
+    release();
+    expect(
+      outcome instanceof Error
+        ? (outcome as { code?: string }).code
+        : (outcome as { status: string }).status,
+    ).toMatch(/^(store\.lease-lost|cancelled)$/);
+    // Nothing the old owner tried to append after the takeover was stored.
+    expect(await b.head()).toBe(head);
+    const next = await owner
+      .submit(continuity, { text: "again", actor: "ada", origin: "test" })
+      .catch((error) => error);
+    expect(next.code).toBe("store.lease-lost");
+    await owner.close();
+  });
+});
+
+describe("turns accepted back to back while a run goes on", () => {
+  it("are queued behind it at positions 1 and 2, as a replay accepting them at once derives", async () => {
+    const a = await connect();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const inTool = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const wait = defineTool({
+      name: "wait",
+      description: "Waits.",
+      parameters: z.object({}),
+      execute: async () => {
+        entered();
+        await held;
+        return {};
+      },
+    });
+    const runtime = createAgentRuntime({
+      store: a,
+      provider: createScriptedProvider({
+        model: "claude-sonnet-4-5",
+        script: [
+          '<action type="tool" mode="sync" id="w1">{"name":"wait","parameters":{}}</action>',
+          "<response>done</response>",
+        ],
+        loop: true,
+      }),
+      agent: { ...agent, tools: [wait] },
+    });
+    const first = runtime.submit(continuity, { text: "first", actor: "ada", origin: "test" });
+    await inTool;
+    const turns = await a.appendBatch(
+      ["second", "third"].map((text) => ({
+        continuity,
+        type: "turn.added",
+        actor: "bob",
+        origin: "test",
+        data: { text },
+      })),
+    );
+    const later = turns.map((turn) => runtime.accept(continuity, turn.id));
+    release();
+    await Promise.all([first, ...later]);
+    const queued = (await collect(a.read({ continuity, types: ["turn.queued"] }))).map(
+      (event) => event.data as { turn: string; position: number },
+    );
+    expect(queued).toEqual([
+      expect.objectContaining({ turn: turns[0]!.id, position: 1 }),
+      expect.objectContaining({ turn: turns[1]!.id, position: 2 }),
+    ]);
+    await runtime.close();
   });
 });
 
