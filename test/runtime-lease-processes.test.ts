@@ -46,7 +46,7 @@ const WRITE = `<action type="tool" mode="sync" id="w1">${JSON.stringify({
 function textResponse(text: string, hold?: Promise<void>, arrived?: () => void): ReplayResponse {
   return {
     chunks: anthropicTextFrames([text]),
-    ...(hold
+    ...(hold !== undefined
       ? {
           beforeChunk: async (index: number) => {
             if (index > 0) return;
@@ -200,6 +200,10 @@ describe.each(["sqlite", "postgres"] as const)(
 
         held.resolve();
         expect(await run.exited).toMatchObject({ code: 0 });
+        // The owner runs both queued turns (in log order; the run's may come first), then exits.
+        await expect
+          .poll(async () => eventsOf(await s.events(), "run.completed").length, { timeout: 30_000 })
+          .toBe(3);
         owner.child.stdin.end();
         expect(await owner.exited).toMatchObject({ code: 0 });
 

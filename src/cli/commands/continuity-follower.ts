@@ -45,8 +45,11 @@ export function queueTurn(
 
 /** A read-only follower of a continuity: renders what its owner appends, as `spool tail` does. */
 export interface Follower {
-  /** Stops following; resolves once the view is finished. */
-  stop(): Promise<void>;
+  /**
+   * Stops following, once every event up to `seq` (when given) has been rendered; resolves once
+   * the view is finished.
+   */
+  stop(seq?: number): Promise<void>;
 }
 
 /** Follows `continuity` from after `after`, rendering its events to stdout until stopped. */
@@ -62,10 +65,15 @@ export function followContinuity(
     width: ctx.width,
     write: (chunk) => void ctx.io.stdout.write(chunk),
   });
+  let shown = after;
+  let until: { seq: number; reached: () => void } | undefined;
   const done = (async () => {
     try {
       for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
-        if (message.type === "event") view.push(message.event);
+        if (message.type !== "event") continue;
+        view.push(message.event);
+        shown = message.event.seq;
+        if (until && shown >= until.seq) until.reached();
       }
     } catch {
       // The store closed under the follower: following ends, nothing to render.
@@ -74,7 +82,15 @@ export function followContinuity(
     }
   })();
   return {
-    stop() {
+    async stop(seq) {
+      if (seq !== undefined && shown < seq) {
+        await Promise.race([
+          new Promise<void>((reached) => {
+            until = { seq, reached };
+          }),
+          done,
+        ]);
+      }
       stop.abort();
       return done;
     },
@@ -85,6 +101,8 @@ export function followContinuity(
 export interface TurnAnswer {
   status: EventData<"run.completed">["status"];
   result?: string;
+  /** The seq of the `run.completed` that ended it. */
+  seq: number;
 }
 
 /**
@@ -116,7 +134,11 @@ export class TurnAnswerWatch {
     if (event.type !== "run.completed") return undefined;
     const data = event.data as EventData<"run.completed">;
     if (data.status === "continued") return undefined;
-    return { status: data.status, ...(data.result !== undefined ? { result: data.result } : {}) };
+    return {
+      status: data.status,
+      ...(data.result !== undefined ? { result: data.result } : {}),
+      seq: event.seq,
+    };
   }
 }
 

@@ -168,6 +168,7 @@ async function queueAndFollow(
         }
       },
     });
+    await follower?.stop(answer?.seq);
     return answer?.status ?? "cancelled";
   } finally {
     await follower?.stop();
