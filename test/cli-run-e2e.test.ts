@@ -29,6 +29,16 @@ function writeScript(path: string, turns: unknown[]): string {
   return path;
 }
 
+/** Whether a process holds the continuity's lease live. */
+async function leaseLive(dir: string, continuity: string): Promise<boolean> {
+  const store = await openEventStore({ db: join(dir, ".spool"), env: {} });
+  try {
+    return (await store.lease(continuity))?.live === true;
+  } finally {
+    await store.close();
+  }
+}
+
 const statuses = (events: SpoolEvent[]) =>
   eventsOf(events, "run.completed").map((event) => event.data.status);
 
@@ -157,6 +167,7 @@ Say "again" and never finish.
         SPOOL_PROVIDER: "scripted",
         SPOOL_SCRIPT: script,
         SPOOL_SCRIPT_TOKEN_MS: "30",
+        SPOOL_LEASE_TTL_MS: "1000",
       }),
     });
     running.push(doomed);
@@ -165,6 +176,8 @@ Say "again" and never finish.
     doomed.child.kill("SIGKILL");
     expect(await doomed.exited).toMatchObject({ code: null, signal: "SIGKILL" });
     expect(statuses(await readEvents(workspace.dir, "crash"))).toEqual([]);
+    // The dead process's lease on the continuity must lapse before another may recover it.
+    await expect.poll(() => leaseLive(workspace.dir, "crash"), { timeout: 20_000 }).toBe(false);
 
     // The model after the restart (a new process, so a new script) only finishes.
     const after = writeScript(join(workspace.home, "done.yaml"), ["<response>done</response>"]);

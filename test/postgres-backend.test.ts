@@ -369,7 +369,7 @@ describe("postgres backend: opening", () => {
     const { url, backend } = await fresh();
     await backend.close();
     await (await connect(url)).query(
-      "UPDATE spool_meta SET value = '2' WHERE key = 'schema_version'",
+      "UPDATE spool_meta SET value = '99' WHERE key = 'schema_version'",
     );
     const error = await rejection(openPostgresBackend({ url }), "store.schema-too-new");
     expect(error.message).toMatch(/Upgrade Spool/);

@@ -1,4 +1,11 @@
 import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
+import type { LeaseFence } from "./lease.js";
+
+/** Writes one transaction: the events, and the lease tokens it must be fenced by. */
+export type WriteBatch = (
+  batch: readonly PreparedEvent[],
+  fences: readonly LeaseFence[] | undefined,
+) => Promise<SpoolEvent[]>;
 
 /** Who waits for an append: `T` is one stored event, or a batch's stored events. */
 interface Waiter<T> {
@@ -16,6 +23,13 @@ interface QueuedGroup {
   critical: boolean;
   /** A lone droppable event that later droppable appends may merge into. */
   open: boolean;
+  /**
+   * The lease tokens the group's transaction must be fenced by, and a key naming them: groups
+   * share a transaction only with groups of the same key, so a refused token fails no append
+   * it did not fence.
+   */
+  fences?: readonly LeaseFence[];
+  fenceKey?: string;
   batch?: Waiter<SpoolEvent[]>;
   single?: Waiter<SpoolEvent>;
   coalesced?: Array<Waiter<SpoolEvent>>;
@@ -41,7 +55,7 @@ export interface AppendQueueOptions {
  * Order of writes is exactly the order of `enqueue` calls.
  */
 export class AppendQueue {
-  readonly #write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>;
+  readonly #write: WriteBatch;
   readonly #options: AppendQueueOptions;
   /** Pending groups are `#groups[#head…]`: taking from the front must not shift the array. */
   #groups: (QueuedGroup | undefined)[] = [];
@@ -55,19 +69,20 @@ export class AppendQueue {
   #immediate: NodeJS.Immediate | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    write: (batch: readonly PreparedEvent[]) => Promise<SpoolEvent[]>,
-    options: AppendQueueOptions,
-  ) {
+  constructor(write: WriteBatch, options: AppendQueueOptions) {
     this.#write = write;
     this.#options = options;
   }
 
-  /** Queues one validated event; resolves with it as stored (or with what it coalesced into). */
-  enqueueOne(event: PreparedEvent): Promise<SpoolEvent> {
+  /**
+   * Queues one validated event, fenced by `fence` when given; resolves with it as stored (or with
+   * what it coalesced into).
+   */
+  enqueueOne(event: PreparedEvent, fence?: LeaseFence): Promise<SpoolEvent> {
     const droppable = event.criticality === "droppable";
+    const fenceKey = fence ? fenceKeyOf([fence]) : undefined;
     if (droppable) {
-      const merged = this.#coalesce(event);
+      const merged = this.#coalesce(event, fenceKey);
       if (merged !== undefined) return merged;
     }
     return new Promise((resolve, reject) => {
@@ -76,15 +91,23 @@ export class AppendQueue {
         critical: !droppable,
         open: droppable && eventSpec(event.type)?.coalesce !== undefined,
         single: { resolve, reject },
+        ...(fence ? { fences: [fence], fenceKey } : {}),
       });
     });
   }
 
-  /** Queues validated events as one atomic group; resolves with them as stored. */
-  enqueue(events: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  /** Queues validated events as one atomic group, fenced by `fences`; resolves with them as stored. */
+  enqueue(events: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]> {
     const critical = events.some((event) => event.criticality === "critical");
+    const fenced = fences && fences.length > 0 ? { fences, fenceKey: fenceKeyOf(fences) } : {};
     return new Promise((resolve, reject) => {
-      this.#push({ events: [...events], critical, open: false, batch: { resolve, reject } });
+      this.#push({
+        events: [...events],
+        critical,
+        open: false,
+        batch: { resolve, reject },
+        ...fenced,
+      });
     });
   }
 
@@ -111,9 +134,9 @@ export class AppendQueue {
     return this.#critical > 0 || this.#queued >= this.#options.maxBatch;
   }
 
-  #coalesce(event: PreparedEvent): Promise<SpoolEvent> | undefined {
+  #coalesce(event: PreparedEvent, fenceKey: string | undefined): Promise<SpoolEvent> | undefined {
     const last = this.#pending > 0 ? this.#groups.at(-1) : undefined;
-    if (!last?.open) return undefined;
+    if (!last?.open || last.fenceKey !== fenceKey) return undefined;
     const previous = last.events[0]!;
     if (
       previous.type !== event.type ||
@@ -167,7 +190,7 @@ export class AppendQueue {
       this.#inFlight += 1;
       let written: Promise<SpoolEvent[]>;
       try {
-        written = this.#write(batch);
+        written = this.#write(batch, taken[0]!.fences);
       } catch (error) {
         written = Promise.reject(error);
       }
@@ -199,13 +222,17 @@ export class AppendQueue {
     return this.#groups.length - this.#head;
   }
 
-  /** The groups of the next transaction: whole groups, up to `maxBatch` events unless one is larger. */
+  /**
+   * The groups of the next transaction: whole groups of one fence key, up to `maxBatch` events
+   * unless one is larger.
+   */
   #take(): QueuedGroup[] {
     const taken: QueuedGroup[] = [];
     let events = 0;
     while (this.#pending > 0) {
       const group = this.#groups[this.#head]!;
       if (events > 0 && events + group.events.length > this.#options.maxBatch) break;
+      if (events > 0 && group.fenceKey !== taken[0]!.fenceKey) break;
       this.#groups[this.#head] = undefined;
       this.#head += 1;
       if (group.critical) this.#critical -= 1;
@@ -238,4 +265,13 @@ function settle(groups: readonly QueuedGroup[], stored: readonly SpoolEvent[]): 
     }
     offset += count;
   }
+}
+
+/** A key naming a set of fences: equal keys, equal fences. */
+function fenceKeyOf(fences: readonly LeaseFence[]): string {
+  if (fences.length === 1) return `${fences[0]!.token} ${fences[0]!.continuity}`;
+  return fences
+    .map((fence) => `${fence.token} ${fence.continuity}`)
+    .sort()
+    .join("\n");
 }

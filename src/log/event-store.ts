@@ -1,5 +1,6 @@
 import type { AnyNewEvent, NewEvent, SpoolEvent, StreamRef } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
+import type { LeaseAcquisition, LeaseInfo, LeaseRenewal } from "./lease.js";
 
 /** Which events a read or a subscription covers. All fields narrow; none means the whole log. */
 export interface EventQuery {
@@ -101,6 +102,31 @@ export interface EventStore {
   continuities(): Promise<ContinuityHead[]>;
   /** One continuity's head, or `undefined` when it has no events. */
   continuity(id: string): Promise<ContinuityHead | undefined>;
+
+  /**
+   * Takes the lease of `continuity` for `holder` for `ttlMs` unless another holder's lease is
+   * live: `granted` with a fencing token (strictly greater than every earlier token of the
+   * continuity), or `held` with who holds it until when. Atomic across processes and connections.
+   *
+   * Once granted, every later append of this store to `continuity` carries the token: the store
+   * refuses it (`StoreError` `store.lease-lost`, nothing of its transaction written) unless the
+   * token is still the current one, checked in the append's own transaction. Appends to other
+   * continuities, and appends by stores holding no lease on it, are never fenced.
+   */
+  acquireLease(continuity: string, holder: string, ttlMs: number): Promise<LeaseAcquisition>;
+  /**
+   * Extends the lease by `ttlMs` from now while `token` is current (also after it lapsed, if
+   * nobody was granted it since): `granted`, or `lost` with who holds it now. A lost token keeps
+   * fencing this store's appends, so they are refused.
+   */
+  renewLease(continuity: string, token: number, ttlMs: number): Promise<LeaseRenewal>;
+  /**
+   * Releases the lease (so another process may take it at once) if `token` is current, and stops
+   * fencing this store's appends to `continuity`. Never fails for a token that is no longer current.
+   */
+  releaseLease(continuity: string, token: number): Promise<void>;
+  /** The continuity's lease, or `undefined` when it was never leased; read-only. */
+  lease(continuity: string): Promise<(LeaseInfo & { live: boolean }) | undefined>;
 
   /** Flushes, ends subscriptions and releases the database. Idempotent. */
   close(): Promise<void>;

@@ -13,6 +13,16 @@ export type {
   SubscribeOptions,
   SubscriptionMessage,
 } from "./event-store.js";
+export type {
+  LeaseAcquisition,
+  LeaseFence,
+  LeaseGranted,
+  LeaseHeld,
+  LeaseInfo,
+  LeaseLost,
+  LeaseRenewal,
+  LeaseRow,
+} from "./lease.js";
 export type { EventPage, LogBackend, PendingEvent } from "./log-backend.js";
 export { createEventStore, type LogStoreOptions } from "./log-store.js";
 export { type OpenStoreOptions, openEventStore, resolveStoreLocation } from "./open-store.js";

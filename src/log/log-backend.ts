@@ -6,6 +6,7 @@ import {
 } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { ContinuityHead, EventQuery } from "./event-store.js";
+import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "./lease.js";
 
 /** A prepared event with its canonical text, ready for the backend to chain and write. */
 export interface PendingEvent {
@@ -48,8 +49,26 @@ export interface LogBackend {
   /**
    * Writes events atomically and in order in one transaction: assigns seqs (commit order equals
    * seq order), links each continuity's hash chain, and resolves once committed durably.
+   * With `fences`, first checks in the same transaction that each token is its continuity's
+   * current lease token, and writes nothing (`store.lease-lost`) when one is not.
    */
-  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]>;
+  write(batch: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]>;
+  /**
+   * Grants the lease of `continuity` to `holder` unless someone holds it live at `now` (the
+   * rule of `decideAcquire`), atomically with any other process's request.
+   */
+  acquireLease(
+    continuity: string,
+    holder: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<LeaseAcquisition>;
+  /** Extends the lease while `token` is current (the rule of `decideRenew`). */
+  renewLease(continuity: string, token: number, ttlMs: number, now: number): Promise<LeaseRenewal>;
+  /** Releases the lease if `token` is current; true when it was. */
+  releaseLease(continuity: string, token: number): Promise<boolean>;
+  /** The stored lease row, or `undefined` when the continuity was never leased. */
+  lease(continuity: string): Promise<LeaseRow | undefined>;
   /** Up to `limit` events matching `query` with `after < seq ≤ min(until, head)`, in seq order. */
   readPage(query: EventQuery, after: number, limit: number): Promise<EventPage>;
   head(): Promise<number>;

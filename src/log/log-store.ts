@@ -16,6 +16,13 @@ import type {
   SubscriptionMessage,
 } from "./event-store.js";
 import { HeadSignal } from "./head-signal.js";
+import {
+  checkLeaseArgs,
+  type LeaseAcquisition,
+  type LeaseFence,
+  type LeaseInfo,
+  type LeaseRenewal,
+} from "./lease.js";
 import type { LogBackend } from "./log-backend.js";
 import { monotonicUlids } from "./monotonic-ulid.js";
 
@@ -29,6 +36,12 @@ export interface LogStoreOptions {
   pageSize?: number;
   /** Clock and id source for events that do not bring their own (tests inject these). */
   defaults?: Partial<EventDefaults>;
+  /**
+   * The clock leases are granted, renewed and judged live by, in ms since the epoch (default
+   * `Date.now`). Processes sharing a store must agree on it to well within a lease's time to
+   * live (machines kept in sync by NTP do); tests inject one to expire leases without waiting.
+   */
+  leaseClock?: () => number;
 }
 
 /** Builds the `EventStore` every adapter shares on top of its `LogBackend`. */
@@ -44,6 +57,9 @@ class LogStore implements EventStore {
   readonly #signal = new HeadSignal();
   readonly #defaults: EventDefaults;
   readonly #pageSize: number;
+  readonly #leaseClock: () => number;
+  /** The lease token this store's appends to each continuity carry (see `acquireLease`). */
+  readonly #fences = new Map<string, number>();
   #watchers = 0;
   #unwatch: (() => void) | undefined;
   #closed = false;
@@ -54,14 +70,15 @@ class LogStore implements EventStore {
     this.kind = backend.kind;
     this.location = backend.location;
     this.#pageSize = options.pageSize ?? 1000;
+    this.#leaseClock = options.leaseClock ?? Date.now;
     const newUlid = monotonicUlids();
     this.#defaults = {
       now: options.defaults?.now ?? isoClock(),
       newId: options.defaults?.newId ?? (() => newUlid()),
     };
     this.#queue = new AppendQueue(
-      async (batch) => {
-        const stored = await backend.write(batch);
+      async (batch, fences) => {
+        const stored = await backend.write(batch, fences);
         const last = stored.at(-1);
         if (last) this.#signal.advance(last.seq);
         return stored;
@@ -82,7 +99,13 @@ class LogStore implements EventStore {
     // Not through #submit: this runs for every streamed delta, and a closure per call shows.
     if (this.#closed) return Promise.reject(closedError());
     try {
-      return this.#queue.enqueueOne(prepareEvent(event, this.#defaults));
+      const prepared = prepareEvent(event, this.#defaults);
+      if (this.#fences.size === 0) return this.#queue.enqueueOne(prepared);
+      const token = this.#fences.get(prepared.continuity);
+      return this.#queue.enqueueOne(
+        prepared,
+        token === undefined ? undefined : { continuity: prepared.continuity, token },
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -91,9 +114,56 @@ class LogStore implements EventStore {
   appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
     if (events.length === 0) return Promise.resolve([]);
     // Every event is validated before any is queued: one bad event and nothing is written.
-    return this.#submit(() =>
-      this.#queue.enqueue(events.map((event) => prepareEvent(event, this.#defaults))),
-    );
+    return this.#submit(() => {
+      const prepared = events.map((event) => prepareEvent(event, this.#defaults));
+      return this.#queue.enqueue(prepared, this.#fencesOf(prepared));
+    });
+  }
+
+  /** The fences of a batch: one per leased continuity it appends to. */
+  #fencesOf(events: readonly { continuity: string }[]): LeaseFence[] | undefined {
+    if (this.#fences.size === 0) return undefined;
+    const fences: LeaseFence[] = [];
+    for (const continuity of new Set(events.map((event) => event.continuity))) {
+      const token = this.#fences.get(continuity);
+      if (token !== undefined) fences.push({ continuity, token });
+    }
+    return fences.length > 0 ? fences : undefined;
+  }
+
+  async acquireLease(continuity: string, holder: string, ttlMs: number): Promise<LeaseAcquisition> {
+    if (this.#closed) throw closedError();
+    checkLeaseArgs(continuity, ttlMs, holder);
+    const result = await this.#backend.acquireLease(continuity, holder, ttlMs, this.#leaseClock());
+    if (result.status === "granted") this.#fences.set(continuity, result.token);
+    return result;
+  }
+
+  async renewLease(continuity: string, token: number, ttlMs: number): Promise<LeaseRenewal> {
+    if (this.#closed) throw closedError();
+    checkLeaseArgs(continuity, ttlMs);
+    return this.#backend.renewLease(continuity, token, ttlMs, this.#leaseClock());
+  }
+
+  async releaseLease(continuity: string, token: number): Promise<void> {
+    if (this.#closed) throw closedError();
+    checkLeaseArgs(continuity, 1);
+    // Appends made under the lease are written first, while its token is still current.
+    await this.#queue.drain();
+    await this.#backend.releaseLease(continuity, token);
+    if (this.#fences.get(continuity) === token) this.#fences.delete(continuity);
+  }
+
+  async lease(continuity: string): Promise<(LeaseInfo & { live: boolean }) | undefined> {
+    const row = await this.#backend.lease(continuity);
+    if (!row) return undefined;
+    return {
+      continuity,
+      holder: row.holder ?? undefined,
+      token: row.token,
+      expiresAt: row.expiresAt,
+      live: row.holder !== null && row.expiresAt > this.#leaseClock(),
+    };
   }
 
   /** Queues through `enqueue`, turning a closed store or a validation error into a rejection. */

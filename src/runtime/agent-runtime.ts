@@ -1,3 +1,4 @@
+import { monotonicFactory } from "ulid";
 import {
   type ActionCall,
   type ActionExecutor,
@@ -33,6 +34,8 @@ import { notify } from "./agent-step.js";
 import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
 import { createChildSpawner } from "./child-threads.js";
 import { continuityActions } from "./continuity-actions.js";
+import type { LeaseOptions } from "./continuity-lease.js";
+import { ContinuityOwners } from "./continuity-owners.js";
 import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
 import { gateExecutor, type PermissionCheck } from "./gated-executor.js";
 import { createLane, type Lane, type RunLaneThread, settled } from "./lane.js";
@@ -127,6 +130,15 @@ export interface AgentRuntimeOptions {
    * outside the log; whatever it would reach throws `replay.outside-call`.
    */
   world?: ReplayWorld;
+  /**
+   * One owner per continuity: with it, the runtime takes a continuity's lease before it runs
+   * anything there (`submit`, `accept`, `runTurn`, `resume` reject with `ContinuityLiveError`
+   * while another process holds it), renews it while it runs, runs the turns other processes
+   * append to it, and releases it at `close`. Every process that runs continuities of a shared
+   * store sets it (the CLI does); without it, nothing stops a second process running the same
+   * continuity.
+   */
+  lease?: LeaseOptions;
 }
 
 /** An action attempt as `intercept` sees it. */
@@ -192,6 +204,20 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
   const catalogue = options.catalogue ?? createModelCatalogue();
   const lanes = new Map<string, Lane>();
   let closed = false;
+  /** Every turn's run, by turn id: a turn found twice (in the log and by the follower) runs once. */
+  const runs = new Map<string, Promise<ThreadRunResult>>();
+  const owners = options.lease
+    ? new ContinuityOwners({
+        store,
+        lease: options.lease,
+        onTurn: (continuity, turn) => void accept(continuity, turn).catch(() => undefined),
+        onLost: (continuity) =>
+          lanes
+            .get(continuity)
+            ?.running?.controller.abort("another process took this continuity over"),
+      })
+    : undefined;
+  const newTurnId = monotonicFactory();
 
   const lane = (continuity: string): Lane => {
     let found = lanes.get(continuity);
@@ -496,6 +522,8 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
 
   const enqueue = (continuity: string, turn: string): Promise<ThreadRunResult> => {
     if (closed) return Promise.reject(new SpoolError("runtime.closed", "the runtime is closed"));
+    const known = runs.get(turn);
+    if (known !== undefined) return known;
     const current = lane(continuity);
     current.waiting += 1;
     const result = current.chain.then(async () => {
@@ -503,6 +531,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       return runTurnNow(continuity, current, turn);
     });
     current.chain = result.catch(() => undefined);
+    runs.set(turn, result);
     return result;
   };
 
@@ -595,7 +624,10 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       }
     }
     for (const turn of [...state.waitingTurns]) {
-      results.push(await runTurnNow(continuity, current, turn));
+      if (runs.has(turn)) continue; // the follower queued it already: it runs after this
+      const run = runTurnNow(continuity, current, turn);
+      runs.set(turn, run);
+      results.push(await run);
     }
     return results;
   };
@@ -617,32 +649,48 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
 
   /** Queues (or lets interrupt) the run of a turn already appended. */
   const accept = async (continuity: string, turn: string): Promise<ThreadRunResult> => {
+    await owners?.own(continuity);
+    const known = runs.get(turn);
+    if (known !== undefined) return known;
     const current = lane(continuity);
     if (current.running) {
       if (options.concurrency === "interrupt") {
         current.running.controller.abort(`interrupted by a new turn (${turn})`);
       } else {
+        // Queued before the event is logged: a turn accepted while this one's event is being
+        // written counts it, as it would a moment later (replay accepts turns back to back).
         const position = current.waiting + 1;
+        const { thread } = current.running;
+        const queued = enqueue(continuity, turn);
         await store.append({
           continuity,
           type: "turn.queued",
-          data: { turn, behind: current.running.thread, position },
+          data: { turn, behind: thread, position },
         });
         notify(options.observer, { type: "queued", turn, position });
+        return queued;
       }
     }
     return enqueue(continuity, turn);
   };
 
   return {
-    resume(continuity) {
+    async resume(continuity) {
+      await owners?.own(continuity);
       const current = lane(continuity);
       const result = current.chain.then(() => resumeNow(continuity, current));
       current.chain = result.catch(() => undefined);
       return result;
     },
     async submit(continuity, input) {
+      let id: string | undefined;
+      if (owners) {
+        await owners.own(continuity);
+        id = newTurnId();
+        owners.markOwn(id);
+      }
       const event = await store.append({
+        ...(id !== undefined ? { id } : {}),
         continuity,
         type: "turn.added",
         actor: input.actor,
@@ -652,7 +700,10 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       return accept(continuity, event.id);
     },
     accept,
-    runTurn: enqueue,
+    async runTurn(continuity, turn) {
+      await owners?.own(continuity);
+      return enqueue(continuity, turn);
+    },
     cancel(continuity, reason = "cancelled by the user") {
       lanes.get(continuity)?.running?.controller.abort(reason);
     },
@@ -675,6 +726,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       // timeout, and a cut-off summary would be work lost (and a log replay could not re-derive).
       await Promise.all([...lanes.values()].map(settled));
       await Promise.all([...lanes.values()].map((current) => current.feeds?.stop()));
+      await owners?.close();
     },
   };
 }

@@ -32,6 +32,14 @@ export {
 export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
 export { pinId } from "./continuity-actions.js";
 export {
+  ContinuityLease,
+  ContinuityLiveError,
+  DEFAULT_LEASE_TTL_MS,
+  defaultLeaseHolder,
+  type LeaseOptions,
+} from "./continuity-lease.js";
+export { ContinuityOwners, type ContinuityOwnersOptions } from "./continuity-owners.js";
+export {
   applyContinuityEvent,
   type ContinuityState,
   continuityStateProjection,

@@ -103,6 +103,10 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     head: () => scratch.head(),
     continuities: () => scratch.continuities(),
     continuity: (id) => scratch.continuity(id),
+    acquireLease: (continuity, holder, ttlMs) => scratch.acquireLease(continuity, holder, ttlMs),
+    renewLease: (continuity, token, ttlMs) => scratch.renewLease(continuity, token, ttlMs),
+    releaseLease: (continuity, token) => scratch.releaseLease(continuity, token),
+    lease: (continuity) => scratch.lease(continuity),
     close: async () => {},
     kill() {
       killed = true;

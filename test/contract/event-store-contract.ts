@@ -3,6 +3,7 @@ import { artifactsContract } from "./artifacts-contract.js";
 import { chainContract } from "./chain-contract.js";
 import { concurrencyContract } from "./concurrency-contract.js";
 import type { HarnessFactory } from "./harness.js";
+import { leaseContract } from "./lease-contract.js";
 import { readContract } from "./read-contract.js";
 import { subscribeContract } from "./subscribe-contract.js";
 
@@ -14,4 +15,5 @@ export function eventStoreContract(factory: HarnessFactory): void {
   chainContract(factory);
   concurrencyContract(factory);
   artifactsContract(factory);
+  leaseContract(factory);
 }

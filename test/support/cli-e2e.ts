@@ -130,6 +130,23 @@ export function spoolOnPipes(args: readonly string[], options: SpawnOptions): Sp
   return watch(child);
 }
 
+/**
+ * `spool args` on pipes from a bundle of `src/cli/entry.ts` (`bundleScript`): the same program
+ * without tsx's start-up cost, for tests that start many processes.
+ */
+export function spoolBundled(
+  bundle: { args: readonly string[] },
+  args: readonly string[],
+  options: SpawnOptions,
+): SpoolProcess {
+  const child = spawn(process.execPath, [...bundle.args, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  return watch(child);
+}
+
 /** Runs `spool args` on pipes with stdin closed, to its end. */
 export async function runSpoolProcess(
   args: readonly string[],

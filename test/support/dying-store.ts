@@ -35,6 +35,10 @@ export function dyingAt(
     head: () => inner.head(),
     continuities: () => inner.continuities(),
     continuity: (id) => inner.continuity(id),
+    acquireLease: (continuity, holder, ttlMs) => inner.acquireLease(continuity, holder, ttlMs),
+    renewLease: (continuity, token, ttlMs) => inner.renewLease(continuity, token, ttlMs),
+    releaseLease: (continuity, token) => inner.releaseLease(continuity, token),
+    lease: (continuity) => inner.lease(continuity),
     close: () => inner.close(),
   };
   return { store, died: diedNow };

@@ -216,6 +216,10 @@ function acking(store: EventStore, print: (line: string) => void): EventStore {
     head: () => store.head(),
     continuities: () => store.continuities(),
     continuity: (id) => store.continuity(id),
+    acquireLease: (continuity, holder, ttlMs) => store.acquireLease(continuity, holder, ttlMs),
+    renewLease: (continuity, token, ttlMs) => store.renewLease(continuity, token, ttlMs),
+    releaseLease: (continuity, token) => store.releaseLease(continuity, token),
+    lease: (continuity) => store.lease(continuity),
     close: () => store.close(),
   };
 }

@@ -30,6 +30,11 @@ export interface AgentSessionOptions
   recordedFeeds?: AgentRuntimeOptions["recordedFeeds"];
   /** Replay's closed world (see `AgentRuntimeOptions.world`). */
   world?: AgentRuntimeOptions["world"];
+  /**
+   * Hold the lease of the continuities the session runs (see `AgentRuntimeOptions.lease`): every
+   * command that runs a continuity of the user's store passes it; replay, on a scratch store, not.
+   */
+  lease?: AgentRuntimeOptions["lease"];
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -39,7 +44,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, recordedFeeds, world, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, world, lease, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -57,6 +62,7 @@ export function openAgentSession(
     ...(intercept ? { intercept } : {}),
     ...(recordedFeeds ? { recordedFeeds } : {}),
     ...(world ? { world } : {}),
+    ...(lease ? { lease } : {}),
   });
   return {
     runtime,

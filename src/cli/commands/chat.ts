@@ -1,4 +1,5 @@
 import type { EventStore } from "../../log/index.js";
+import { ContinuityLiveError } from "../../runtime/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -14,6 +15,13 @@ import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
 import { runSlashCommand } from "./chat-slash.js";
 import { defaultActor } from "./continuities.js";
+import {
+  cliLeaseOptions,
+  type Follower,
+  followContinuity,
+  followingLine,
+  queueTurn,
+} from "./continuity-follower.js";
 import { ConversationView } from "./conversation-view.js";
 import { startOfRecentTurns } from "./tail.js";
 
@@ -29,6 +37,10 @@ continuity across restarts (the most recent chat in the store), and first finish
 crash interrupted. On start it shows the last exchanges of the chat, as one conversation across
 the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
 an empty prompt) exits.
+
+While another process runs the same continuity (another chat, a run), this chat follows it
+read-only and queues each of your turns for that process to answer; once that process ends, the
+next turn makes this chat the one that runs it.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
 /pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
@@ -77,6 +89,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
   };
   let session: ReturnType<typeof openAgentSession> | undefined;
   let input: ReturnType<typeof createChatInput> | undefined;
+  let follower: Follower | undefined;
   try {
     const continuity =
       values.continuity !== undefined
@@ -88,6 +101,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       observer: renderer.observe,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
+      lease: cliLeaseOptions(ctx),
     });
     const { assembled, runtime } = session;
     const created = await ensureContinuity(
@@ -116,7 +130,23 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     });
     input.onInterrupt(() => runtime.cancel(continuity, "cancelled with Ctrl-C"));
     input.setBusy(true);
-    await runtime.resume(continuity);
+    // Runs the continuity here, or, while another process does, follows it read-only.
+    const lead = async (): Promise<boolean> => {
+      try {
+        await runtime.resume(continuity);
+      } catch (error) {
+        if (!(error instanceof ContinuityLiveError)) throw error;
+        if (!follower) {
+          renderer.info(followingLine(error.holder, "following; your turns are queued for it"));
+          follower = followContinuity(ctx, store, continuity, await store.head());
+        }
+        return false;
+      }
+      await follower?.stop();
+      follower = undefined;
+      return true;
+    };
+    await lead();
     input.setBusy(false);
     const actor = defaultActor(ctx);
     for (let text = await input.next(); text !== undefined; text = await input.next()) {
@@ -124,6 +154,10 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       if (!input.interactive) renderer.userEcho(text);
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
       if (await runSlashCommand(text, slash)) continue;
+      if (follower && !(await lead())) {
+        await queueTurn(store, continuity, { text, actor, origin: "cli" });
+        continue;
+      }
       input.setBusy(true);
       try {
         await runtime.submit(continuity, { text, actor, origin: "cli" });
@@ -133,6 +167,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     }
     return 0;
   } finally {
+    await follower?.stop();
     input?.close();
     renderer.close();
     await session?.close();

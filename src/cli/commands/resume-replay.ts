@@ -1,4 +1,4 @@
-import { replayContinuity } from "../../runtime/index.js";
+import { ContinuityLiveError, replayContinuity } from "../../runtime/index.js";
 import type { SpoolEvent } from "../../spec/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
@@ -13,6 +13,7 @@ import {
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
 import { foregroundDirective, openAgentSession } from "./agent-session.js";
+import { cliLeaseOptions } from "./continuity-follower.js";
 
 /** Help of `spool resume`: for the integrator to register in `USAGE`. */
 export const RESUME_USAGE: CommandHelp = {
@@ -23,6 +24,9 @@ Continues every run a crash interrupted (or only the continuity's), from the log
 call is repeated for a step whose message completed; an action with a durable intent and no
 result is reported to the model as interrupted and run again only if its tool is idempotent;
 turns no run took are run in order. \`spool chat\` does this on start for its continuity.
+A continuity that another process is running (its lease is live) is left to that process: it is
+not a crashed run. Named, it exits 1 saying so; once that process ends or dies (its lease lapses
+after SPOOL_LEASE_TTL_MS, default 15 s), it can be resumed.
 
 Options:
   --db <dir | file.db | postgres://…>
@@ -68,6 +72,7 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
       named !== undefined ? [named] : (await store.continuities()).map((head) => head.continuity);
     let failed = 0;
     let resumed = 0;
+    let live = 0;
     for (const continuity of continuities) {
       const foreground = await foregroundDirective(store, continuity);
       if (foreground === undefined) continue;
@@ -76,9 +81,20 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
         directive: foreground.directive,
         ...(foreground.agent !== undefined ? { agent: foreground.agent } : {}),
         observer: renderer.observe,
+        lease: cliLeaseOptions(ctx),
       });
       try {
-        const results = await session.runtime.resume(continuity);
+        let results: Awaited<ReturnType<typeof session.runtime.resume>>;
+        try {
+          results = await session.runtime.resume(continuity);
+        } catch (error) {
+          if (!(error instanceof ContinuityLiveError)) throw error;
+          live += 1;
+          ctx.out(
+            `${continuity}: live in another process (${error.holder}); not resumed. Follow it with \`spool tail ${continuity}\` or chat on it with \`spool chat --continuity ${continuity}\``,
+          );
+          continue;
+        }
         resumed += results.length;
         failed += results.filter((result) => result.status !== "completed").length;
         if (results.length > 0) {
@@ -89,8 +105,8 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
         await session.close();
       }
     }
-    if (resumed === 0) ctx.out("Nothing to resume: no run was interrupted.");
-    return failed === 0 ? 0 : 1;
+    if (resumed === 0 && live === 0) ctx.out("Nothing to resume: no run was interrupted.");
+    return failed === 0 && (named === undefined || live === 0) ? 0 : 1;
   });
 }
 

@@ -1,6 +1,7 @@
 import { ulid } from "ulid";
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
+import { type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -14,6 +15,14 @@ import {
 import type { CommandHelp } from "../usage.js";
 import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
+import {
+  awaitTurnAnswer,
+  cliLeaseOptions,
+  followContinuity,
+  followingLine,
+  queueTurn,
+  type TurnAnswer,
+} from "./continuity-follower.js";
 
 /** Exit codes of `spool run`, by how the run ended. */
 export const RUN_EXIT = { completed: 0, failed: 1, limit: 4, cancelled: 5, continued: 0 } as const;
@@ -26,6 +35,9 @@ export const RUN_USAGE: CommandHelp = {
 Runs a directive once, non-interactively, on a new continuity (or --continuity), shows the run
 as the chat does (plain text when not on a terminal), and exits with the run's status:
 0 completed, 1 failed, 4 stopped by a limit, 5 cancelled (2: usage or configuration error).
+On an existing continuity it first finishes any run a crash interrupted. While another process
+runs the continuity, the prompt is queued for that process and this command follows the
+continuity until its answer (or runs it here, should that process end first).
 
 Options:
   --input <k=v>          A typed input of the directive (repeat for several)
@@ -80,10 +92,11 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       inputs: given,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(renderer ? { observer: renderer.observe } : {}),
+      lease: cliLeaseOptions(ctx),
     });
     const { assembled, runtime } = session;
     if (assembled.demoReason && renderer) renderer.info(assembled.demoReason);
-    await ensureContinuity(
+    const created = await ensureContinuity(
       ctx,
       store,
       continuity,
@@ -96,22 +109,69 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
     ctx.io.signal?.addEventListener("abort", onSignal, { once: true });
     const inputs =
       Object.keys(given).length > 0 ? ` with its inputs: ${JSON.stringify(given)}` : "";
-    const result = await runtime.submit(continuity, {
+    const turn = {
       text: values.prompt ?? `Run the directive "${directiveName}"${inputs}.`,
       actor: defaultActor(ctx),
       origin: "cli",
-    });
+    };
+    let status: TurnAnswer["status"];
+    try {
+      if (!created) await runtime.resume(continuity);
+      status = (await runtime.submit(continuity, turn)).status;
+    } catch (error) {
+      if (!(error instanceof ContinuityLiveError)) throw error;
+      const line = followingLine(error.holder, "queued the prompt for it; following");
+      if (renderer) renderer.info(line);
+      else ctx.err(ctx.errStyle.dim(line));
+      status = await queueAndFollow(ctx, store, runtime, continuity, turn, !renderer);
+    }
     ctx.io.signal?.removeEventListener("abort", onSignal);
     if (printer) {
       await store.flush();
       await printer.until((await store.continuity(continuity))?.lastSeq ?? 0);
     }
-    return RUN_EXIT[result.status];
+    return RUN_EXIT[status];
   } finally {
     printer?.stop();
     renderer?.close();
     await session?.close();
     await store.close();
+  }
+}
+
+/**
+ * Queues `turn` for the process that runs `continuity` and follows the continuity (rendered, or
+ * as JSON lines by the caller's printer when `quiet`) until the run that took the turn ends;
+ * should that process end or die first, runs the waiting turns here. Returns how the run ended.
+ */
+async function queueAndFollow(
+  ctx: CommandContext,
+  store: EventStore,
+  runtime: AgentRuntime,
+  continuity: string,
+  turn: { text: string; actor: string; origin: string },
+  quiet: boolean,
+): Promise<TurnAnswer["status"]> {
+  const queued = await queueTurn(store, continuity, turn);
+  const follower = quiet ? undefined : followContinuity(ctx, store, continuity, queued.seq - 1);
+  try {
+    const { ttlMs = 15_000 } = cliLeaseOptions(ctx);
+    const answer = await awaitTurnAnswer(store, continuity, queued.id, queued.seq - 1, {
+      checkEveryMs: Math.max(50, Math.floor(ttlMs / 3)),
+      ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+      takeOver: async () => {
+        try {
+          await runtime.resume(continuity);
+        } catch (error) {
+          // Another process was quicker to take it: the turn is its to run.
+          if (!(error instanceof ContinuityLiveError)) throw error;
+        }
+      },
+    });
+    await follower?.stop(answer?.seq);
+    return answer?.status ?? "cancelled";
+  } finally {
+    await follower?.stop();
   }
 }
 

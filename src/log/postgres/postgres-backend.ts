@@ -1,11 +1,13 @@
 import type pg from "pg";
 import { ConfigError, type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
+import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "../lease.js";
 import type { EventPage, LogBackend } from "../log-backend.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
 import { checkPostgresUrl, closedError, postgresError, redactUrl } from "./postgres-errors.js";
 import { PostgresEventSql } from "./postgres-events.js";
 import { PostgresHeadWatch } from "./postgres-head-watch.js";
+import { PostgresLeases } from "./postgres-leases.js";
 import { connectionConfig, createPool, inTransaction, withClient } from "./postgres-pool.js";
 import { ensurePostgresSchema, type PostgresTables, postgresTables } from "./postgres-schema.js";
 
@@ -101,6 +103,7 @@ class PostgresBackend implements LogBackend {
   readonly #sql: PostgresEventSql;
   readonly #watch: PostgresHeadWatch;
   readonly #beginWrite: string;
+  readonly #leases: PostgresLeases;
   #closing: Promise<void> | undefined;
 
   constructor(url: string, pool: pg.Pool, tables: PostgresTables, begin: string) {
@@ -112,6 +115,7 @@ class PostgresBackend implements LogBackend {
     // writer, until the server gives up on it: bound that wait (the statements of a write follow
     // each other within milliseconds).
     this.#beginWrite = `${begin}; SET LOCAL idle_in_transaction_session_timeout = '${WRITE_IDLE_LIMIT}'`;
+    this.#leases = new PostgresLeases(pool, tables, begin);
     this.#watch = new PostgresHeadWatch({
       config: connectionConfig(url, "spool-listen"),
       readHead: (client) => this.#sql.head(client),
@@ -125,16 +129,41 @@ class PostgresBackend implements LogBackend {
     });
   }
 
-  write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  write(batch: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]> {
     return this.#run(() =>
       batch.length === 0
         ? Promise.resolve([])
         : inTransaction(
             this.#pool,
-            (client, opened) => this.#sql.write(client, batch, opened.at(-1)!),
+            async (client, opened) => {
+              // Under the head lock, before anything is inserted: a refused token writes nothing.
+              if (fences && fences.length > 0) await this.#leases.checkFences(client, fences);
+              return this.#sql.write(client, batch, opened.at(-1)!);
+            },
             `${this.#beginWrite}; ${this.#sql.advanceSql(batch.length)}`,
           ),
     );
+  }
+
+  acquireLease(
+    continuity: string,
+    holder: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<LeaseAcquisition> {
+    return this.#run(() => this.#leases.acquire(continuity, holder, ttlMs, now));
+  }
+
+  renewLease(continuity: string, token: number, ttlMs: number, now: number): Promise<LeaseRenewal> {
+    return this.#run(() => this.#leases.renew(continuity, token, ttlMs, now));
+  }
+
+  releaseLease(continuity: string, token: number): Promise<boolean> {
+    return this.#run(() => this.#leases.release(continuity, token));
+  }
+
+  lease(continuity: string): Promise<LeaseRow | undefined> {
+    return this.#run(() => this.#leases.read(continuity));
   }
 
   readPage(query: EventQuery, after: number, limit: number): Promise<EventPage> {

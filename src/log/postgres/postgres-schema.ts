@@ -3,7 +3,7 @@ import type pg from "pg";
 import { StoreError } from "../../spec/index.js";
 
 /** The schema version this code reads and writes. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
 /** The value of `format` in `spool_meta`: what marks a schema as a Spool log. */
 const FORMAT = "spool-log";
@@ -17,6 +17,7 @@ export interface PostgresTables {
   continuities: string;
   artifacts: string;
   chunks: string;
+  leases: string;
 }
 
 /** Quotes an identifier for SQL text (the schema name comes from configuration). */
@@ -35,6 +36,7 @@ export function postgresTables(schema: string): PostgresTables {
     continuities: `${q}.spool_continuities`,
     artifacts: `${q}.spool_artifacts`,
     chunks: `${q}.spool_artifact_chunks`,
+    leases: `${q}.spool_leases`,
   };
 }
 
@@ -85,6 +87,16 @@ const MIGRATIONS: ReadonlyArray<(t: PostgresTables) => string[]> = [
       idx int NOT NULL,
       data bytea NOT NULL,
       PRIMARY KEY (hash, idx)
+    )`,
+  ],
+  // Version 2: each continuity's lease (`holder` null once released; `expires_at` in ms since
+  // the epoch on the lease clock).
+  (t) => [
+    `CREATE TABLE IF NOT EXISTS ${t.leases} (
+      continuity text PRIMARY KEY,
+      token bigint NOT NULL,
+      holder text,
+      expires_at bigint NOT NULL
     )`,
   ],
 ];

@@ -3,6 +3,14 @@ import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
+import {
+  decideAcquire,
+  decideRenew,
+  type LeaseAcquisition,
+  type LeaseFence,
+  type LeaseRenewal,
+  type LeaseRow,
+} from "../lease.js";
 import type { EventPage, LogBackend } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
@@ -73,6 +81,7 @@ type Row = [
   string,
 ];
 type HeadRow = [string, number, number, number, string, string, string];
+type LeaseRecord = LeaseRow | undefined;
 
 /** Opens (creating when absent) a SQLite log. */
 export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
@@ -112,6 +121,8 @@ class SqliteBackend implements LogBackend {
   readonly #allHeads: Database.Statement<[], HeadRow>;
   readonly #oneHead: Database.Statement<[string], HeadRow>;
   readonly #maxSeq: Database.Statement<[], number | null>;
+  readonly #leaseOf: Database.Statement<[string], LeaseRecord>;
+  readonly #putLease: Database.Statement<[string, number, string | null, number]>;
   readonly #listeners = new Set<(head: number) => void>();
   readonly #foreignCommits: ForeignCommitWatch;
   readonly #checkpointer: WalCheckpointer;
@@ -159,18 +170,85 @@ class SqliteBackend implements LogBackend {
       [],
       number | null
     >;
+    this.#leaseOf = db.prepare(
+      "SELECT token, holder, expires_at AS expiresAt FROM leases WHERE continuity = ?",
+    ) as Database.Statement<[string], LeaseRecord>;
+    this.#putLease = db.prepare(
+      `INSERT INTO leases (continuity, token, holder, expires_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (continuity) DO UPDATE SET token = excluded.token, holder = excluded.holder,
+         expires_at = excluded.expires_at`,
+    );
   }
 
-  async write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  async write(
+    batch: readonly PreparedEvent[],
+    fences?: readonly LeaseFence[],
+  ): Promise<SpoolEvent[]> {
     this.#checkOpen();
     let stored: SpoolEvent[];
     try {
-      stored = await this.#writer.write(batch);
+      stored = await this.#writer.write(batch, fences);
     } catch (error) {
       throw sqliteError(error, this.location);
     }
     this.#checkpointer.wrote(stored.length);
     return stored;
+  }
+
+  async acquireLease(
+    continuity: string,
+    holder: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<LeaseAcquisition> {
+    return this.#leaseTransaction(continuity, (row) =>
+      decideAcquire(continuity, row, holder, ttlMs, now),
+    );
+  }
+
+  async renewLease(
+    continuity: string,
+    token: number,
+    ttlMs: number,
+    now: number,
+  ): Promise<LeaseRenewal> {
+    return this.#leaseTransaction(continuity, (row) =>
+      decideRenew(continuity, row, token, ttlMs, now),
+    );
+  }
+
+  async releaseLease(continuity: string, token: number): Promise<boolean> {
+    return this.#leaseTransaction(continuity, (row) => {
+      const current = row !== undefined && row.token === token && row.holder !== null;
+      return {
+        result: current,
+        ...(current ? { write: { token, holder: null, expiresAt: 0 } } : {}),
+      };
+    });
+  }
+
+  async lease(continuity: string): Promise<LeaseRow | undefined> {
+    return this.#guard(() => this.#leaseOf.get(continuity));
+  }
+
+  /**
+   * Reads a lease row and writes what `decide` makes of it in one `BEGIN IMMEDIATE` transaction:
+   * the database's write lock orders it with every other process's lease requests and appends.
+   */
+  #leaseTransaction<T>(
+    continuity: string,
+    decide: (row: LeaseRow | undefined) => { result: T; write?: LeaseRow },
+  ): T {
+    return this.#guard(() =>
+      this.#db
+        .transaction(() => {
+          const decision = decide(this.#leaseOf.get(continuity));
+          const row = decision.write;
+          if (row) this.#putLease.run(continuity, row.token, row.holder, row.expiresAt);
+          return decision.result;
+        })
+        .immediate(),
+    );
   }
 
   async readPage(query: EventQuery, after: number, limit: number): Promise<EventPage> {

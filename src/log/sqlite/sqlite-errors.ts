@@ -6,6 +6,10 @@ export function sqliteError(error: unknown, file: string): StoreError {
   const code = (error as { code?: string } | undefined)?.code ?? "";
   const detail = error instanceof Error ? error.message : String(error);
   switch (true) {
+    case code === "SPOOL_LEASE_LOST":
+      return new StoreError("store.lease-lost", detail, {
+        hint: "Another process took the continuity over after this one's lease lapsed; stop running it here and follow it, or acquire the lease again once it is free",
+      });
     case code === "SQLITE_NOTADB":
       return new StoreError(
         "store.not-a-database",

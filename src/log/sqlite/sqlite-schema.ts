@@ -2,7 +2,20 @@ import type Database from "better-sqlite3";
 import { StoreError } from "../../spec/index.js";
 
 /** The schema version this code reads and writes. */
-export const SQLITE_SCHEMA_VERSION = 1;
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/**
+ * Version 2: each continuity's lease (`holder` null once released; `expires_at` in ms since the
+ * epoch on the lease clock). Created by version 1's stores when they are opened.
+ */
+const LEASES_DDL = `
+CREATE TABLE IF NOT EXISTS leases (
+  continuity TEXT PRIMARY KEY,
+  token INTEGER NOT NULL,
+  holder TEXT,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`;
 
 const DDL = `
 CREATE TABLE spool_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -53,6 +66,7 @@ export function ensureSqliteSchema(db: Database.Database, file: string): void {
     ).sort();
     if (tables.length === 0) {
       db.exec(DDL);
+      db.exec(LEASES_DDL);
       const insert = db.prepare("INSERT INTO spool_meta (key, value) VALUES (?, ?)");
       insert.run("format", "spool-log");
       insert.run("schema_version", String(SQLITE_SCHEMA_VERSION));
@@ -93,6 +107,12 @@ export function ensureSqliteSchema(db: Database.Database, file: string): void {
         {
           hint: "Upgrade Spool to a version that knows this schema; the file was left untouched",
         },
+      );
+    }
+    if (version < SQLITE_SCHEMA_VERSION) {
+      db.exec(LEASES_DDL);
+      db.prepare("UPDATE spool_meta SET value = ? WHERE key = 'schema_version'").run(
+        String(SQLITE_SCHEMA_VERSION),
       );
     }
   }).immediate();

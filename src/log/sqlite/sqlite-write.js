@@ -64,6 +64,7 @@ export class BatchWriter {
   #upsertHead;
   #maxSeq;
   #begin;
+  #leaseOf;
   #commit;
   #rollback;
   /** @type {import("better-sqlite3").Database} */
@@ -93,6 +94,7 @@ export class BatchWriter {
     );
     this.#maxSeq = db.prepare("SELECT max(seq) FROM events").pluck();
     this.#begin = db.prepare("BEGIN IMMEDIATE");
+    this.#leaseOf = db.prepare("SELECT token, holder FROM leases WHERE continuity = ?").raw(true);
     this.#commit = db.prepare("COMMIT");
     this.#rollback = db.prepare("ROLLBACK");
   }
@@ -106,10 +108,36 @@ export class BatchWriter {
     return /** @type {string | undefined} */ (this.#headOf.get(continuity)) ?? GENESIS_HASH;
   }
 
-  /** Opens a batch's transaction, taking the database's write lock. */
-  begin() {
+  /**
+   * Opens a batch's transaction, taking the database's write lock. With `fences`, checks under
+   * that lock that each token is its continuity's current lease token; when one is not, ends the
+   * transaction and throws an error with code `SPOOL_LEASE_LOST`.
+   * @param {readonly { continuity: string, token: number }[]} [fences]
+   */
+  begin(fences) {
     if (this.#batch) throw new Error("a batch is already open");
     this.#begin.run();
+    if (fences) {
+      for (const fence of fences) {
+        const row = /** @type {[number, string | null] | undefined} */ (
+          this.#leaseOf.get(fence.continuity)
+        );
+        if (row && row[0] === fence.token && row[1] !== null) continue;
+        this.#rollback.run();
+        const now =
+          row === undefined
+            ? "nobody holds it"
+            : row[1] === null
+              ? `it was released (token ${row[0]})`
+              : `${row[1]} holds it with token ${row[0]}`;
+        throw Object.assign(
+          new Error(
+            `the lease on continuity ${fence.continuity} with token ${fence.token} is no longer current: ${now}`,
+          ),
+          { code: "SPOOL_LEASE_LOST" },
+        );
+      }
+    }
     const firstSeq = /** @type {number | null} */ (this.#maxSeq.get()) ?? 0;
     this.#batch = {
       firstSeq: firstSeq + 1,

@@ -8,9 +8,9 @@ import { BatchWriter, SEPARATOR } from "./sqlite-write.js";
 /**
  * A chunk of a batch: its `fields` and `hashes` (null when the writer links the batch) joined
  * with U+0001, which no field can hold (ids and names exclude control characters; JSON escapes
- * them), and `expected` (see `BatchWriter.add`). The first chunk opens the batch's transaction,
- * the last commits it and is answered.
- * @typedef {{ kind: "chunk", fields: string, hashes: string | null, expected: string[], first: boolean, last: boolean }
+ * them), and `expected` (see `BatchWriter.add`). The first chunk opens the batch's transaction
+ * (checking its lease `fences`, when it has some), the last commits it and is answered.
+ * @typedef {{ kind: "chunk", fields: string, hashes: string | null, expected: string[], first: boolean, last: boolean, fences?: { continuity: string, token: number }[] }
  *   | { kind: "checkpoint" } | { kind: "close" }} Request
  */
 
@@ -61,7 +61,7 @@ function receive(chunk) {
   if (failure === undefined) {
     try {
       if (!writer) throw openError;
-      if (chunk.first) writer.begin();
+      if (chunk.first) writer.begin(chunk.fences);
       const hashes = chunk.hashes === null ? null : chunk.hashes.split(SEPARATOR);
       writer.add(chunk.fields.split(SEPARATOR), hashes, chunk.expected);
     } catch (error) {

@@ -10,6 +10,7 @@ import {
   type SpoolEvent,
   storedEvent,
 } from "../../spec/index.js";
+import type { LeaseFence } from "../lease.js";
 import { BatchWriter, FIELDS, SEPARATOR, type WriteResult } from "./sqlite-write.js";
 
 /**
@@ -90,8 +91,11 @@ export class SqliteWriter {
     return this.#thread?.alive === true;
   }
 
-  /** Writes `batch` in one transaction; resolves with it as stored. */
-  async write(batch: readonly PreparedEvent[]): Promise<SpoolEvent[]> {
+  /** Writes `batch` in one transaction, fenced by `fences`; resolves with it as stored. */
+  async write(
+    batch: readonly PreparedEvent[],
+    fences?: readonly LeaseFence[],
+  ): Promise<SpoolEvent[]> {
     if (this.#heads.size > MAX_HEADS) this.#heads.clear();
     const met = new Set<string>();
     const thread = this.#threadFor(batch.length);
@@ -100,7 +104,7 @@ export class SqliteWriter {
         // Under the write lock here: the writer links onto the heads as stored.
         const { fields } = this.#link(batch, 0, batch.length, met, false);
         try {
-          this.#local.begin();
+          this.#local.begin(fences);
           this.#local.add(fields, null, []);
           return this.#stored(batch, this.#local.commit(), []);
         } catch (error) {
@@ -109,7 +113,7 @@ export class SqliteWriter {
         }
       }
       const hashes: string[] = [];
-      const answer = thread.send(batch.length, (start, end) => {
+      const answer = thread.send(batch.length, fences, (start, end) => {
         const linked = this.#link(batch, start, end, met, true);
         for (const hash of linked.hashes ?? []) hashes.push(hash);
         return linked;
@@ -253,7 +257,11 @@ class WriterThread {
    * chunks go in this one synchronous call, so nothing else on this thread can touch the
    * database while the writer holds the batch's transaction open.
    */
-  send(count: number, link: (start: number, end: number) => LinkedChunk): Promise<WriteResult> {
+  send(
+    count: number,
+    fences: readonly LeaseFence[] | undefined,
+    link: (start: number, end: number) => LinkedChunk,
+  ): Promise<WriteResult> {
     if (this.#stopped) throw this.#stopped;
     const answer = new Promise<WriteResult>((resolve, reject) =>
       this.#waiting.push({ resolve, reject }),
@@ -271,6 +279,7 @@ class WriterThread {
         expected: chunk.expected,
         first: start === 0,
         last: end === count,
+        ...(start === 0 && fences ? { fences } : {}),
       });
     }
     return answer;
