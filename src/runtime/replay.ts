@@ -7,11 +7,11 @@ import type { Provider } from "../providers/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import type { AgentRuntime, InterceptedCall } from "./agent-runtime.js";
 import { applyContinuityEvent, foldContinuityState } from "./continuity-state.js";
-import { cancelPoints } from "./replay-cancels.js";
+import { type CancelPoint, cancelPoints } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { createReplayProvider } from "./replay-provider.js";
 import { createReplayWorld, type OutsideCall, type ReplayWorld } from "./replay-world.js";
-import { createVerifyingStore, type VerifyingStore } from "./verifying-store.js";
+import { createVerifyingStore, type DerivedEvent, type VerifyingStore } from "./verifying-store.js";
 
 /** What a replay needs. */
 export interface ReplayOptions {
@@ -139,6 +139,18 @@ async function replayInto(
   });
   const boundaries = original.filter((event) => event.type === "recovery.started");
   const cancels = cancelPoints(original);
+  const cancelGates = cancelGatesOf(original, cancels);
+  const seen = new Map<string, number>();
+  const holdAfter = (event: DerivedEvent) => {
+    const key = gateKey(event);
+    const gate = cancelGates.get(key);
+    if (!gate) return undefined;
+    const occurrence = (seen.get(key) ?? 0) + 1;
+    seen.set(key, occurrence);
+    if (occurrence !== gate.occurrence) return undefined;
+    gate.reached = true;
+    return gate.promise;
+  };
   const cutOff = cutOffSteps(original);
   const endsInterrupted = hasOpenRun(original);
   let taken = 0;
@@ -166,7 +178,7 @@ async function replayInto(
 
   let boundaryIndex = 0;
   const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
-  let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead });
+  let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
   let runtime = options.makeRuntime(parts());
 
   const release = sealFetch(world);
@@ -175,14 +187,19 @@ async function replayInto(
     for (const event of original) {
       const cancel = cancels.get(event.seq);
       if (cancel) {
-        // Everything the log has before the cancel's first consequence happened before the cancel.
+        // Everything the log has before the cancel's first consequence happened before the cancel
+        // (or the runtime waits on the held append just before it: the cancel lands there).
+        const gates = [...cancelGates.values()].filter((gate) => gate.seq === event.seq);
         const outcome = await verifying.settle(
-          () => matcher.matched >= countBefore(compared, event.seq),
+          () =>
+            matcher.matched >= countBefore(compared, event.seq) ||
+            gates.every((gate) => gate.reached),
           stallMs,
         );
         if (outcome.difference) return report(outcome.difference);
         if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
         runtime.cancel(continuity, cancel.reason);
+        for (const gate of gates) gate.open();
         cancelled += 1;
       }
       // Child threads do not count: a background summarizer may still be running between turns.
@@ -236,7 +253,7 @@ async function replayInto(
       await scratch.flush();
       boundaryIndex += 1;
       recoveries += 1;
-      verifying = createVerifyingStore({ scratch, matcher, crashAhead });
+      verifying = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
       runtime = options.makeRuntime(parts());
       void runtime.resume(continuity).catch(() => {});
     }
@@ -257,6 +274,64 @@ async function replayInto(
 const NEVER_TAKEN = new Set(["context.compiled", "step.started"]);
 
 /** How many compared events come before `seq` (they are in seq order: a binary search). */
+/** Names an event by its stream, type and action: what a cancel gate waits for. */
+function gateKey(event: Pick<DerivedEvent, "type" | "stream" | "data">): string {
+  const action = (event.data as { action_id?: unknown } | undefined)?.action_id;
+  return `${event.stream.kind}:${event.stream.id}|${event.type}|${typeof action === "string" ? action : ""}`;
+}
+
+/**
+ * For each cancel point, gates on the last compared event before its first consequence and on
+ * the last event before it of each action the cancel ended: the replayed runtime's append of that event is answered only once the cancel is
+ * issued, so the cancel lands where the original's did (while the runtime waited for it).
+ */
+function cancelGatesOf(
+  original: readonly SpoolEvent[],
+  cancels: ReadonlyMap<number, CancelPoint>,
+): Map<string, CancelGate> {
+  const gates = new Map<string, CancelGate>();
+  const actionOf = (event: SpoolEvent) => (event.data as { action_id?: unknown }).action_id;
+  for (const point of cancels.values()) {
+    const before = original.filter((event) => event.seq < point.seq && isCompared(event));
+    // The actions this cancel ended: each is held at its own last step before the cancel.
+    const ended = new Set<unknown>();
+    for (const event of original) {
+      if (event.seq < point.seq) continue;
+      if (event.type === "run.completed" && event.stream.id === point.thread) break;
+      if (event.type === "action.cancelled") ended.add(actionOf(event));
+    }
+    const held = [
+      before.at(-1),
+      ...[...ended].map((action) => before.filter((event) => actionOf(event) === action).at(-1)),
+    ];
+    for (const last of held) {
+      if (!last) continue;
+      const key = gateKey(last);
+      const occurrence = before.filter(
+        (event) => event.seq <= last.seq && gateKey(event) === key,
+      ).length;
+      let open!: () => void;
+      const promise = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      gates.set(key, { seq: point.seq, occurrence, reached: false, promise, open });
+    }
+  }
+  return gates;
+}
+
+/** A hold on one derived event's append until a cancel is issued (see `cancelGatesOf`). */
+interface CancelGate {
+  /** The seq of the cancel's first consequence. */
+  seq: number;
+  /** Which occurrence of the gate's key among the derived events is held. */
+  occurrence: number;
+  /** The replayed runtime has appended the held event and waits for its answer. */
+  reached: boolean;
+  promise: Promise<void>;
+  open: () => void;
+}
+
 function countBefore(compared: readonly SpoolEvent[], seq: number): number {
   let low = 0;
   let high = compared.length;

@@ -39,6 +39,20 @@ export interface VerifyingStoreOptions {
    * process never got to write, so it is held back (never written) rather than a difference.
    */
   crashAhead(): boolean;
+  /**
+   * Called for each event an append matched: a promise it returns holds back the append's answer
+   * until it settles. Replay holds the append of the event just before a cancel's first
+   * consequence on the same stream, so the cancel lands where the original's did: while the
+   * runtime waited for that append.
+   */
+  holdAfter?(event: DerivedEvent): Promise<void> | undefined;
+}
+
+/** An event as a replayed runtime derived it (what the matcher compares). */
+export interface DerivedEvent {
+  type: string;
+  stream: StreamRef;
+  data: unknown;
 }
 
 const NEVER = new Promise<never>(() => {});
@@ -59,11 +73,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
 
   const check = (event: AnyNewEvent | NewEvent): boolean => {
     if (killed || difference) return false;
-    const derived = {
-      type: event.type,
-      stream: event.stream ?? ({ kind: "continuity", id: event.continuity } as StreamRef),
-      data: event.data,
-    };
+    const derived = derivedOf(event);
     if (!isCompared(derived)) return true;
     const found = matcher.offer(derived);
     if (!found) return true;
@@ -77,6 +87,21 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     return false;
   };
 
+  /** `written`, answered only once every hold `holdAfter` puts on `events` has settled. */
+  const answered = <T>(
+    written: Promise<T>,
+    events: readonly (AnyNewEvent | NewEvent)[],
+  ): Promise<T> => {
+    const holds: Promise<void>[] = [];
+    for (const event of events) {
+      const hold = options.holdAfter?.(derivedOf(event));
+      if (hold !== undefined) holds.push(hold);
+    }
+    return holds.length === 0
+      ? written
+      : written.then((stored) => Promise.all(holds).then(() => stored));
+  };
+
   const store: VerifyingStore = {
     kind: scratch.kind,
     location: scratch.location,
@@ -84,7 +109,8 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     append(event) {
       const ok = check(event);
       poke();
-      return ok ? scratch.append(event).finally(poke) : NEVER;
+      if (!ok) return NEVER;
+      return answered(scratch.append(event).finally(poke), [event]);
     },
     appendBatch(events) {
       for (const event of events) {
@@ -94,7 +120,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
         }
       }
       poke();
-      return scratch.appendBatch(events).finally(poke);
+      return answered(scratch.appendBatch(events).finally(poke), events);
     },
     flush: () => (killed ? NEVER : scratch.flush()),
     read: (query) => scratch.read(query),
@@ -139,4 +165,12 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     },
   };
   return store;
+}
+
+function derivedOf(event: AnyNewEvent | NewEvent): DerivedEvent {
+  return {
+    type: event.type,
+    stream: event.stream ?? ({ kind: "continuity", id: event.continuity } as StreamRef),
+    data: event.data,
+  };
 }
