@@ -65,7 +65,12 @@ for (const file of sourceFiles(root)) {
     if (to === undefined || to === from) continue;
     const line = text.slice(0, match.index).split("\n").length;
     const where = `src/${relative(root, file)}:${line}`;
-    const plain = file.endsWith(".js") && !existsSync(target.replace(/\.js$/, ".ts"));
+    const typescript = existsSync(target.replace(/\.js$/, ".ts"));
+    if (file.endsWith(".js") && typescript) {
+      problems.push(`${where}: plain JavaScript (run with no TypeScript loader) imports TypeScript`);
+      continue;
+    }
+    const plain = file.endsWith(".js");
     if (relative(root, target) !== `${to}/index.js` && !plain) {
       problems.push(`${where}: imports ${match[1]}; import ${to}'s index.js and export it there`);
     }

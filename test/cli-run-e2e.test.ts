@@ -12,6 +12,7 @@ import { runSpool } from "./support/cli.js";
 import {
   createWorkspace,
   eventsOf,
+  leaseLive,
   readEvents,
   runSpoolProcess,
   type SpoolProcess,
@@ -27,16 +28,6 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 function writeScript(path: string, turns: unknown[]): string {
   writeFileSync(path, JSON.stringify({ turns }, null, 2));
   return path;
-}
-
-/** Whether a process holds the continuity's lease live. */
-async function leaseLive(dir: string, continuity: string): Promise<boolean> {
-  const store = await openEventStore({ db: join(dir, ".spool"), env: {} });
-  try {
-    return (await store.lease(continuity))?.live === true;
-  } finally {
-    await store.close();
-  }
 }
 
 const statuses = (events: SpoolEvent[]) =>

@@ -243,6 +243,32 @@ function watch(child: ChildProcessWithoutNullStreams): SpoolProcess {
 }
 
 /** Every event of `continuity` in the workspace's store (`.spool/`). */
+/** Whether a process holds the continuity's lease of the workspace's store live. */
+export async function leaseLive(workspace: string, continuity: string): Promise<boolean> {
+  const store = await openEventStore({ db: join(workspace, ".spool"), env: {} });
+  try {
+    return (await store.lease(continuity))?.live === true;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Resolves once no process holds the continuity's lease live (a killed owner's lease lapses after
+ * its time to live), checking every 100 ms; rejects after `timeoutMs`.
+ */
+export async function leaseLapsed(
+  workspace: string,
+  continuity: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await leaseLive(workspace, continuity)) {
+    if (Date.now() > deadline) throw new Error(`the lease of ${continuity} never lapsed`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export async function readEvents(workspace: string, continuity: string): Promise<SpoolEvent[]> {
   const store = await openEventStore({ db: join(workspace, ".spool") });
   try {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { main } from "../../src/cli/main.js";
 import { anthropicTextFrames } from "./anthropic-sse.js";
 import { awaitableOutput, memoryOutput, runSpool } from "./cli.js";
-import { spoolOnPipes, type Workspace } from "./cli-e2e.js";
+import { leaseLapsed, spoolOnPipes, type Workspace } from "./cli-e2e.js";
 import type { ReplayServer } from "./replay-server.js";
 
 /** A fake OpenAI-shaped key (never a real one). */
@@ -346,7 +346,8 @@ export async function writeCrash(workspace: Workspace): Promise<string> {
   );
   const doomed = spoolOnPipes(
     ["run", "assistant", "--agent", "assistant", "--continuity", "crash", "--prompt", "write"],
-    { cwd: workspace.dir, env },
+    // A short lease: the killed owner's lapses soon, and only then may another process recover.
+    { cwd: workspace.dir, env: { ...env, SPOOL_LEASE_TTL_MS: "1000" } },
   );
   try {
     doomed.child.stdin.end();
@@ -355,6 +356,7 @@ export async function writeCrash(workspace: Workspace): Promise<string> {
     doomed.child.kill("SIGKILL");
   }
   await doomed.exited;
+  await leaseLapsed(workspace.dir, "crash");
   const after = scripted(workspace, "crash-after", ["<response>done</response>"]);
   const resumed = await runSpool(["resume", "crash"], { cwd: workspace.dir, env: after });
   if (resumed.code !== 0)

@@ -1,7 +1,7 @@
 // @ts-check
 // Plain JavaScript that imports no TypeScript module: the writer thread (sqlite-writer-thread.js)
 // runs it as it is, and the store's own thread runs the same code for small writes.
-import { canonicalText, chainHash, GENESIS_HASH } from "../../spec/index.js";
+import { canonicalText, chainHash, GENESIS_HASH } from "../../spec/chain-link.js";
 
 /**
  * Strings per event in a chunk's flat field list, in this order: id, continuity, stream kind,
