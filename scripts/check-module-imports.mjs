@@ -67,7 +67,9 @@ for (const file of sourceFiles(root)) {
     const where = `src/${relative(root, file)}:${line}`;
     const typescript = existsSync(target.replace(/\.js$/, ".ts"));
     if (file.endsWith(".js") && typescript) {
-      problems.push(`${where}: plain JavaScript (run with no TypeScript loader) imports TypeScript`);
+      problems.push(
+        `${where}: plain JavaScript (run with no TypeScript loader) imports TypeScript`,
+      );
       continue;
     }
     const plain = file.endsWith(".js");
