@@ -11,6 +11,7 @@ import {
   ContinuityLease,
   ContinuityLiveError,
   createAgentRuntime,
+  type RunNotice,
 } from "../src/runtime/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { collect } from "./support/events.js";
@@ -147,13 +148,17 @@ describe("a runtime with a lease", () => {
     await other.close();
   });
 
-  it("runs the turns other processes queue for it, each once", async () => {
+  it("runs the turns other processes queue for it, each once, and tells its observer", async () => {
     const [a, c] = [await connect(), await connect()];
+    const received: RunNotice[] = [];
     const owner = createAgentRuntime({
       store: a,
       provider: provider(),
       agent,
       lease: { holder: "owner", ttlMs: TTL, timer: manualTimer().timer },
+      observer: (notice) => {
+        if (notice.type === "turn-received") received.push(notice);
+      },
     });
     await owner.submit(continuity, { text: "first", actor: "ada", origin: "test" });
     const queued = await c.append({
@@ -166,6 +171,10 @@ describe("a runtime with a lease", () => {
     const done = await waitFor(c, (event) => event.type === "run.completed", 2);
     const started = done.filter((event) => event.type === "run.started");
     expect(started.map((event) => (event.data as { turn?: string }).turn)).toContain(queued.id);
+    // The owner's chat can show the question before its answer: who asked, and what.
+    expect(received).toEqual([
+      { type: "turn-received", continuity, turn: queued.id, actor: "bob", text: "second" },
+    ]);
     // Resuming finds nothing left: the queued turn was taken once.
     expect(await owner.resume(continuity)).toEqual([]);
     await owner.close();

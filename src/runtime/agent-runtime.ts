@@ -210,7 +210,17 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     ? new ContinuityOwners({
         store,
         lease: options.lease,
-        onTurn: (continuity, turn) => void accept(continuity, turn).catch(() => undefined),
+        onTurn: (continuity, turn, event) => {
+          const data = event.data as { text?: unknown };
+          notify(options.observer, {
+            type: "turn-received",
+            continuity,
+            turn,
+            actor: event.actor ?? "?",
+            text: typeof data.text === "string" ? data.text : "",
+          });
+          void accept(continuity, turn).catch(() => undefined);
+        },
         onLost: (continuity) =>
           lanes
             .get(continuity)

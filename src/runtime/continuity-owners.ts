@@ -1,4 +1,5 @@
 import type { EventStore } from "../log/index.js";
+import type { SpoolEvent } from "../spec/index.js";
 import { StoreError } from "../spec/index.js";
 import { ContinuityLease, type LeaseOptions } from "./continuity-lease.js";
 
@@ -7,7 +8,7 @@ export interface ContinuityOwnersOptions {
   store: EventStore;
   lease: LeaseOptions;
   /** A turn another process appended (queued for this owner) while this runtime owns the continuity. */
-  onTurn: (continuity: string, turn: string) => void;
+  onTurn: (continuity: string, turn: string, event: SpoolEvent) => void;
   /** The lease of `continuity` was taken over: stop running it. */
   onLost: (continuity: string) => void;
 }
@@ -99,7 +100,7 @@ export class ContinuityOwners {
         if (message.type !== "event" || message.event.stream.kind !== "continuity") continue;
         const { id } = message.event;
         if (this.#own.delete(id)) continue;
-        this.#options.onTurn(continuity, id);
+        this.#options.onTurn(continuity, id, message.event);
       }
     } catch {
       // The store failed or closed under the follower: turns it did not hand over stay waiting

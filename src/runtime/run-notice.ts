@@ -30,6 +30,9 @@ export type RunStatus =
  * - `retry`: the provider call is being retried before its first byte.
  * - `limit`: a limit stopped the run.
  * - `queued`: a turn arrived while another ran and waits for it.
+ * - `turn-received`: a turn another process queued for this owner (a second `spool chat`,
+ *   `spool run --continuity`), before it runs: its actor and text, so a chat can show the question
+ *   its answer is for.
  * - `handoff`: the thread was continued in a new one (one quiet line in a chat).
  */
 export type RunNotice =
@@ -50,6 +53,7 @@ export type RunNotice =
     }
   | { type: "limit"; limit: RunLimitName; value: number; max: number }
   | { type: "queued"; turn: string; position: number }
+  | { type: "turn-received"; continuity: string; turn: string; actor: string; text: string }
   | { type: "handoff"; from: string; to: string; reason: string }
   | {
       type: "run-ended";

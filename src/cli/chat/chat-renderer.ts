@@ -295,6 +295,11 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
         );
       case "queued":
         return print(style.dim(`… turn queued (position ${notice.position})`));
+      case "turn-received":
+        endBlock();
+        return print(
+          `${style.cyan("›")} ${style.bold(oneLine(notice.actor))}: ${oneLine(notice.text)}`,
+        );
       case "handoff": {
         endBlock();
         const why =
