@@ -122,6 +122,20 @@ export function decideRenew(
   };
 }
 
+/**
+ * The release rule: the current, unreleased token gives the lease up (it keeps its token, so
+ * the next grant's is higher); any other token releases nothing. True when released.
+ */
+export function decideRelease(
+  row: LeaseRow | undefined,
+  token: number,
+): { result: boolean; write?: LeaseRow } {
+  const current = row !== undefined && row.token === token && row.holder !== null;
+  return current
+    ? { result: true, write: { token, holder: null, expiresAt: 0 } }
+    : { result: false };
+}
+
 /** The error of an append (or renewal) whose token is not the current one. */
 export function leaseLostError(continuity: string, token: number, current?: LeaseRow): StoreError {
   const now =

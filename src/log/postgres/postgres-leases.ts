@@ -1,6 +1,7 @@
 import type pg from "pg";
 import {
   decideAcquire,
+  decideRelease,
   decideRenew,
   type LeaseAcquisition,
   type LeaseFence,
@@ -51,13 +52,7 @@ export class PostgresLeases {
   }
 
   release(continuity: string, token: number): Promise<boolean> {
-    return this.#decide(continuity, (row) => {
-      const current = row !== undefined && row.token === token && row.holder !== null;
-      return {
-        result: current,
-        ...(current ? { write: { token, holder: null, expiresAt: 0 } } : {}),
-      };
-    });
+    return this.#decide(continuity, (row) => decideRelease(row, token));
   }
 
   async read(continuity: string): Promise<LeaseRow | undefined> {

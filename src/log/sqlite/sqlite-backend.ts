@@ -5,6 +5,7 @@ import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/inde
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import {
   decideAcquire,
+  decideRelease,
   decideRenew,
   type LeaseAcquisition,
   type LeaseFence,
@@ -218,13 +219,7 @@ class SqliteBackend implements LogBackend {
   }
 
   async releaseLease(continuity: string, token: number): Promise<boolean> {
-    return this.#leaseTransaction(continuity, (row) => {
-      const current = row !== undefined && row.token === token && row.holder !== null;
-      return {
-        result: current,
-        ...(current ? { write: { token, holder: null, expiresAt: 0 } } : {}),
-      };
-    });
+    return this.#leaseTransaction(continuity, (row) => decideRelease(row, token));
   }
 
   async lease(continuity: string): Promise<LeaseRow | undefined> {
