@@ -1,0 +1,166 @@
+import type {
+  ActionCall,
+  ActionExecutor,
+  AnyInternalAction,
+  AnyTool,
+  CheckedActionExecutor,
+  InternalActionsPolicy,
+} from "../actions/index.js";
+import type { SummarizerChoice } from "../continuity/index.js";
+import type { ContinuationConfig } from "../directives/index.js";
+import type { HookEntry } from "../hooks/index.js";
+import type { EventStore } from "../log/index.js";
+import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
+import type { CheckpointSigner } from "../transcript/index.js";
+import type { RunLimits, ThreadRunResult } from "./agent-loop.js";
+import type { StepScope } from "./agent-step.js";
+import type { LeaseOptions } from "./continuity-lease.js";
+import type { ContinuityState } from "./continuity-state.js";
+import type { PermissionCheck } from "./gated-executor.js";
+import type { RuntimeFeeds } from "./lane-feeds.js";
+import type { ReplayWorld } from "./replay-world.js";
+import type { RunObserver } from "./run-notice.js";
+
+/** A directive made runnable: what a thread of it needs. */
+export interface AgentSpec {
+  directive: string;
+  instructions: string;
+  model: string;
+  limits: RunLimits;
+  permits: PermissionCheck;
+  tools: readonly AnyTool[];
+  /** The tools described for the system prompt (default: name and description of each). */
+  toolsText?: string;
+  /** The agent manifest this spec was assembled from, recorded on `thread.started`. */
+  manifest?: string;
+  /**
+   * Offer the tools natively too (Anthropic `tools`, OpenAI functions), so a model may call them
+   * with its provider's tool calls as well as with `<action>` tags (default true).
+   */
+  nativeTools?: boolean;
+}
+
+/** Options of `createAgentRuntime`. */
+export interface AgentRuntimeOptions {
+  store: EventStore;
+  provider: Provider;
+  /** The foreground agent: what turns of a continuity run. */
+  agent: AgentSpec;
+  /** Directives `agent` actions may run as child threads, by name. */
+  agents?: { get(name: string): AgentSpec | undefined; names(): readonly string[] };
+  /** The fast-tier model of `llm` actions (default: the agent's model). */
+  fastModel?: string;
+  /** More executors (relic, workflow), gated by the running directive's permissions. */
+  executors?: readonly (ActionExecutor | CheckedActionExecutor)[];
+  /** Executors made per step (a workflow's graph stream is named after its step), gated alike. */
+  stepExecutors?: (scope: StepScope) => readonly (ActionExecutor | CheckedActionExecutor)[];
+  /** Internal actions beyond the variable ones. */
+  internalActions?: readonly AnyInternalAction[];
+  /** Which internal actions the agent may use (an agent manifest's `internal_actions`). */
+  internalActionsPolicy?: InternalActionsPolicy;
+  catalogue?: ModelCatalogue;
+  estimator?: TokenEstimator;
+  signer?: CheckpointSigner;
+  observer?: RunObserver;
+  /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
+  concurrency?: "queue" | "interrupt";
+  /** Jitter for action and step retry backoff, [0, 1) (seed it for replay). */
+  random?: () => number;
+  now?: () => number;
+  /**
+   * Replay's hook: called for every attempt of a `tool`, `llm`, `relic` or `workflow` action
+   * before its executor; a promise it returns stands for the executor's result (the recorded
+   * one), `undefined` lets the executor run.
+   */
+  intercept?: (call: InterceptedCall) => Promise<unknown> | undefined;
+  /** The hooks in force (`loadHooks(space).hooks`); default the built-in ones. */
+  hooks?: readonly HookEntry[];
+  /** `coordination.yaml`'s continuation settings; default its built-in values. */
+  continuation?: ContinuationConfig;
+  /** The summarizer of a directive; default `selectSummarizer` over `agents`. */
+  summarizerFor?: (directive: string) => SummarizerChoice;
+  /** A summarizer directive made runnable (on `summary_model`'s tier); default `agents.get`. */
+  summarizerSpec?: (name: string) => AgentSpec | undefined;
+  /** Milliseconds a summarizer may take (default 120 000). */
+  summaryTimeoutMs?: number;
+  /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
+  feeds?: RuntimeFeeds;
+  /**
+   * Replay's feeds: each step's rendered feeds as the log recorded them (`context.feeds`); with
+   * it no feed engine runs.
+   */
+  recordedFeeds?: (step: string) => string | undefined;
+  /** Waits a retry's backoff (replay passes one that does not wait). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Replay's closed world: with it, the runtime's provider, executors, tools, feed sources,
+   * clock and action results are the world's (`ReplayWorld.enclose`), so it reaches nothing
+   * outside the log; whatever it would reach throws `replay.outside-call`.
+   */
+  world?: ReplayWorld;
+  /**
+   * One owner per continuity: with it, the runtime takes a continuity's lease before it runs
+   * anything there (`submit`, `accept`, `runTurn`, `resume` reject with `ContinuityLiveError`
+   * while another process holds it), renews it while it runs, runs the turns other processes
+   * append to it, and releases it at `close`. Every process that runs continuities of a shared
+   * store sets it (the CLI does); without it, nothing stops a second process running the same
+   * continuity.
+   */
+  lease?: LeaseOptions;
+}
+
+/** An action attempt as `intercept` sees it. */
+export interface InterceptedCall extends ActionCall {
+  step: string;
+}
+
+/** An input to a continuity. */
+export interface TurnInput {
+  text: string;
+  actor: string;
+  origin: string;
+}
+
+/**
+ * The agent runtime: turns on continuities start or continue their foreground thread; each
+ * continuity runs one turn at a time (a turn that arrives mid-run is queued, or interrupts the
+ * run, by policy) and its side-effecting actions one at a time.
+ */
+export interface AgentRuntime {
+  /** Appends the turn, then runs it (after the runs before it); resolves when its run ends. */
+  submit(continuity: string, input: TurnInput): Promise<ThreadRunResult>;
+  /**
+   * Runs a turn already in the log (appended by someone else), as `submit` does after its
+   * append: queued behind a running turn (`turn.queued`), or interrupting it, by policy.
+   */
+  accept(continuity: string, turn: string): Promise<ThreadRunResult>;
+  /** Runs a turn already in the log after the runs before it, without the queue's event. */
+  runTurn(continuity: string, turn: string): Promise<ThreadRunResult>;
+  /**
+   * Recovers the continuity after a crash: an interrupted run of its foreground thread goes on
+   * from the log (`recoverRun`: no model call is repeated for a completed step), interrupted
+   * child threads are closed, and turns no run took are run in order. Resolves with those runs.
+   */
+  resume(continuity: string): Promise<ThreadRunResult[]>;
+  /** Cancels the continuity's running step (its actions are cancelled; the run ends cancelled). */
+  cancel(continuity: string, reason?: string): void;
+  /**
+   * Resolves once the continuity has no run going and none queued (background summaries may
+   * still be running; `close` waits for them).
+   */
+  idle(continuity: string): Promise<void>;
+  /**
+   * Resolves once the continuity has no run going or queued and no task (`fire_and_forget`
+   * action) running: every task's result is in the log, also those that ended after their run's
+   * `run.completed`.
+   */
+  settled(continuity: string): Promise<void>;
+  /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
+  state(continuity: string): Promise<ContinuityState>;
+  /**
+   * Cancels every run and every task (`action.cancelled` on its task stream, never dropped) and
+   * waits for them, and for background work (summaries, hooks), to end. Call `settled` first to
+   * let tasks finish instead.
+   */
+  close(): Promise<void>;
+}
