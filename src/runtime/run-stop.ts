@@ -29,29 +29,26 @@ export interface RunStopOptions {
 export async function recordRunStop(options: RunStopOptions): Promise<void> {
   const { store, continuity, driver, result } = options;
   const thread = result.thread;
+  let type: "thread.suspended" | "thread.cancelled";
+  let reason: string;
   if (result.status === "limit") {
-    const reason =
+    type = "thread.suspended";
+    reason =
       "the run reached a limit of its directive (limit.reached says which); send a message to go on, or raise the limit in the directive's <limits>";
-    await store.append({
-      continuity,
-      stream: { kind: "thread", id: thread },
-      type: "thread.suspended",
-      data: { reason },
-    });
-    if (options.thread) options.thread.stopped = "thread.suspended";
-    await driver.fire("thread.suspended", { thread, directive: options.directive, reason }, thread);
+  } else if (result.status === "cancelled") {
+    type = "thread.cancelled";
+    reason = abortReason(options.signal);
+  } else {
     return;
   }
-  if (result.status !== "cancelled") return;
-  const reason = abortReason(options.signal);
   await store.append({
     continuity,
     stream: { kind: "thread", id: thread },
-    type: "thread.cancelled",
+    type,
     data: { reason },
   });
-  if (options.thread) options.thread.stopped = "thread.cancelled";
-  await driver.fire("thread.cancelled", { thread, directive: options.directive, reason }, thread);
+  if (options.thread) options.thread.stopped = type;
+  await driver.fire(type, { thread, directive: options.directive, reason }, thread);
 }
 
 /**
