@@ -68,6 +68,32 @@ describe("opening a SQLite store that is not what it should be", () => {
     expect(statSync(file).mtimeMs).toBe(before);
   });
 
+  it("upgrades a version 1 log in place: its events and file artifacts stay readable", async () => {
+    const store = await openEventStore({ db: dir });
+    await store.append(turn("main", "hello"));
+    const large = Buffer.alloc(100_000, 7);
+    const kept = await store.artifacts.put(large);
+    await store.close();
+    const file = join(dir, "spool.db");
+    const db = new Database(file);
+    db.exec("DROP TABLE leases; DROP TABLE artifact_blobs");
+    db.prepare("UPDATE spool_meta SET value = '1' WHERE key = 'schema_version'").run();
+    db.close();
+    const upgraded = await openEventStore({ db: dir });
+    expect(await collect(upgraded.read({ continuity: "main" }))).toHaveLength(1);
+    expect(await upgraded.artifacts.get(kept.hash)).toEqual(large);
+    const small = await upgraded.artifacts.put(Buffer.from("a manifest"));
+    expect((await upgraded.artifacts.get(small.hash)).toString()).toBe("a manifest");
+    await upgraded.close();
+    const check = new Database(file, { readonly: true });
+    const version = check
+      .prepare("SELECT value FROM spool_meta WHERE key = 'schema_version'")
+      .pluck()
+      .get();
+    check.close();
+    expect(version).toBe("3");
+  });
+
   it("answers a damaged database with a store error, not a crash", async () => {
     const store = await openEventStore({ db: dir, durability: "fast" });
     for (let i = 0; i < 20; i++)

@@ -26,7 +26,12 @@ export {
   internalActionRefusal,
   internalActionsPolicySchema,
 } from "./internal-action.js";
-export { createInternalExecutor, type InternalExecutorOptions } from "./internal-executor.js";
+export {
+  createInternalExecutor,
+  type InternalActionTable,
+  type InternalExecutorOptions,
+  internalActionTable,
+} from "./internal-executor.js";
 export { deepFreeze, toJsonValue } from "./json-value.js";
 export {
   createMemoryActionLog,

@@ -11,10 +11,22 @@ import {
 import { describeParameterIssues } from "./parameter-issues.js";
 import type { VariableStore } from "./variable-store.js";
 
+/**
+ * A checked table of internal actions and their policy (`internalActionTable`): made once and
+ * shared by the executors of many steps, since checking the policy costs more than a step.
+ */
+export interface InternalActionTable {
+  readonly byName: ReadonlyMap<string, AnyInternalAction>;
+  readonly policy: InternalActionsPolicy;
+}
+
 /** Options of `createInternalExecutor`. */
 export interface InternalExecutorOptions {
-  /** The table of internal actions (`internalVariableActions()`, the feeds' actions, …). */
-  actions: readonly AnyInternalAction[];
+  /**
+   * The internal actions (`internalVariableActions()`, the feeds' actions, …), or a table
+   * `internalActionTable` already checked.
+   */
+  actions: readonly AnyInternalAction[] | InternalActionTable;
   /** The manifest's `internal_actions` section (default: enabled, everything allowed). */
   policy?: InternalActionsPolicy;
   variables: VariableStore;
@@ -32,20 +44,10 @@ export interface InternalExecutorOptions {
  * or a name in `allowed_actions`/`blocked_actions` that is not in the table, is a `ConfigError`.
  */
 export function createInternalExecutor(options: InternalExecutorOptions): CheckedActionExecutor {
-  const byName = new Map<string, AnyInternalAction>();
-  for (const action of options.actions) {
-    if (byName.has(action.name)) {
-      throw new ConfigError(
-        "config.internal-actions",
-        `two internal actions are named "${action.name}"`,
-        {
-          hint: "Give every internal action its own name",
-        },
-      );
-    }
-    byName.set(action.name, action);
-  }
-  const policy = parsePolicy(options.policy ?? {}, byName);
+  const { byName, policy } =
+    "byName" in options.actions
+      ? options.actions
+      : internalActionTable(options.actions, options.policy);
   const refuse = (name: string, parameters: Record<string, unknown>): ActionRefusal | undefined => {
     const action = byName.get(name);
     if (!action) return undefined;
@@ -83,6 +85,31 @@ export function createInternalExecutor(options: InternalExecutorOptions): Checke
       });
     },
   };
+}
+
+/**
+ * Checks a table of internal actions and its policy once: two actions with one name, an unknown
+ * field of the policy, or a name in `allowed_actions`/`blocked_actions` that is not in the table
+ * is a `ConfigError`.
+ */
+export function internalActionTable(
+  actions: readonly AnyInternalAction[],
+  policy: InternalActionsPolicy = {},
+): InternalActionTable {
+  const byName = new Map<string, AnyInternalAction>();
+  for (const action of actions) {
+    if (byName.has(action.name)) {
+      throw new ConfigError(
+        "config.internal-actions",
+        `two internal actions are named "${action.name}"`,
+        {
+          hint: "Give every internal action its own name",
+        },
+      );
+    }
+    byName.set(action.name, action);
+  }
+  return { byName, policy: parsePolicy(policy, byName) };
 }
 
 function parsePolicy(

@@ -7,6 +7,7 @@ import {
   createToolExecutor,
   createToolRegistry,
   createVariableStore,
+  internalActionTable,
   internalVariableActions,
 } from "../actions/index.js";
 import { mergeCoordinationLayers } from "../directives/index.js";
@@ -166,6 +167,14 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         sideEffects: executor.type === "tool" ? sideEffects : () => executor.type === "relic",
         serial: current.serial,
       });
+    const internal = internalActionTable(
+      [
+        ...internalVariableActions(),
+        ...continuityActions({ store, continuity, thread }),
+        ...(options.internalActions ?? []),
+      ],
+      options.internalActionsPolicy,
+    );
     const fixed = [
       gate(createToolExecutor(registry)),
       gate(createLlmExecutor({ provider, model: options.fastModel ?? spec.model })),
@@ -176,16 +185,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       ...(options.stepExecutors?.(scope) ?? []).map((executor) =>
         options.intercept ? intercepted(gate(executor), scope.step) : gate(executor),
       ),
-      createInternalExecutor({
-        actions: [
-          ...internalVariableActions(),
-          ...continuityActions({ store, continuity, thread }),
-          ...(options.internalActions ?? []),
-        ],
-        variables: scope.variables,
-        log: scope.log,
-        ...(options.internalActionsPolicy ? { policy: options.internalActionsPolicy } : {}),
-      }),
+      createInternalExecutor({ actions: internal, variables: scope.variables, log: scope.log }),
       gate(
         createAgentExecutor({
           has: (name) => options.agents?.get(name) !== undefined,

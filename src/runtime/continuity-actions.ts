@@ -29,6 +29,32 @@ const RECALLED = new Set([
   "handoff.seeded",
 ]);
 
+/** The actions' parameter schemas, built once (a schema costs far more to build than to check). */
+const recallParameters = z
+  .strictObject({
+    summary: identifier.optional(),
+    thread: identifier.optional(),
+    artifact: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "an artifact's sha256, as a cut input's note gives it")
+      .optional(),
+    from_step: z.number().int().nonnegative().optional(),
+    to_step: z.number().int().nonnegative().optional(),
+    offset: z.number().int().nonnegative().optional(),
+    max_chars: z.number().int().min(200).max(200_000).optional(),
+  })
+  .refine(
+    (query) =>
+      [query.summary, query.thread, query.artifact].filter((given) => given !== undefined)
+        .length === 1,
+    { message: 'give one of "summary" (a summary id), "thread", or "artifact" (a cut input)' },
+  );
+const pinParameters = z.strictObject({
+  text: z.string().trim().min(1).max(4000),
+  kind: z.enum(["fact", "rule"]).default("fact"),
+});
+const unpinParameters = z.strictObject({ id: identifier });
+
 /**
  * The internal actions of the continuity for a thread:
  * - `recall {summary}` reads the raw events a summary covers back (`{thread, from_step,
@@ -50,25 +76,7 @@ export function continuityActions(options: {
     name: "recall",
     description:
       'Reads the raw events a handoff summary covers back ({"summary": id}), a thread\'s steps ({"thread", "from_step", "to_step"}), or the whole text of a cut input ({"artifact": hash}); bounded, "offset" pages on.',
-    parameters: z
-      .strictObject({
-        summary: identifier.optional(),
-        thread: identifier.optional(),
-        artifact: z
-          .string()
-          .regex(/^[0-9a-f]{64}$/, "an artifact's sha256, as a cut input's note gives it")
-          .optional(),
-        from_step: z.number().int().nonnegative().optional(),
-        to_step: z.number().int().nonnegative().optional(),
-        offset: z.number().int().nonnegative().optional(),
-        max_chars: z.number().int().min(200).max(200_000).optional(),
-      })
-      .refine(
-        (query) =>
-          [query.summary, query.thread, query.artifact].filter((given) => given !== undefined)
-            .length === 1,
-        { message: 'give one of "summary" (a summary id), "thread", or "artifact" (a cut input)' },
-      ),
+    parameters: recallParameters,
     async run(parameters) {
       if (parameters.artifact !== undefined) {
         return recallArtifact(
@@ -131,10 +139,7 @@ export function continuityActions(options: {
     name: "pin",
     description:
       "Pins a fact or rule into every later context of this conversation (it survives every handoff).",
-    parameters: z.strictObject({
-      text: z.string().trim().min(1).max(4000),
-      kind: z.enum(["fact", "rule"]).default("fact"),
-    }),
+    parameters: pinParameters,
     async run({ text, kind }) {
       const id = pinId(text);
       await store.append({
@@ -150,7 +155,7 @@ export function continuityActions(options: {
   const unpin = defineInternalAction({
     name: "unpin",
     description: "Removes a pinned fact or rule by its id.",
-    parameters: z.strictObject({ id: identifier }),
+    parameters: unpinParameters,
     async run({ id }) {
       await store.append({
         continuity,

@@ -14,6 +14,8 @@ import type {
 import { sqliteError } from "./sqlite-errors.js";
 
 const READ_CHUNK = 256 * 1024;
+/** Artifacts up to this size, given whole, are kept in the database rather than as files. */
+export const INLINE_ARTIFACT_MAX = 64 * 1024;
 
 interface ArtifactRow {
   hash: string;
@@ -26,13 +28,18 @@ interface ArtifactRow {
  * Artifacts as files beside the SQLite database (`artifacts/ab/<hash>`), indexed in its
  * `artifacts` table. A file is written to `tmp/`, synced and renamed into place before its row is
  * committed, so a row always names a whole file; a crash leaves at most an orphan file that a
- * later put of the same content reuses.
+ * later put of the same content reuses. A small artifact given whole (at most
+ * `INLINE_ARTIFACT_MAX` bytes: bundle manifests, system prompts) is kept in the database instead,
+ * its content and its row committed in one transaction.
  */
 export class FileArtifactStore implements ArtifactStore {
   readonly #dir: string;
   readonly #sync: boolean;
   readonly #select: Database.Statement<[string], ArtifactRow>;
   readonly #insert: Database.Statement<[string, number, string, string]>;
+  readonly #insertBlob: Database.Statement<[string, Uint8Array]>;
+  readonly #selectBlob: Database.Statement<[string], Buffer>;
+  readonly #putInline: (hash: string, content: Uint8Array, mediaType: string) => void;
 
   constructor(db: Database.Database, dir: string, sync: boolean) {
     this.#dir = dir;
@@ -44,6 +51,16 @@ export class FileArtifactStore implements ArtifactStore {
     this.#insert = db.prepare(
       "INSERT OR IGNORE INTO artifacts (hash, size, media_type, created_at) VALUES (?, ?, ?, ?)",
     );
+    this.#insertBlob = db.prepare(
+      "INSERT OR IGNORE INTO artifact_blobs (hash, content) VALUES (?, ?)",
+    );
+    this.#selectBlob = db
+      .prepare<[string], Buffer>("SELECT content FROM artifact_blobs WHERE hash = ?")
+      .pluck();
+    this.#putInline = db.transaction((hash: string, content: Uint8Array, mediaType: string) => {
+      this.#insertBlob.run(hash, content);
+      this.#insert.run(hash, content.byteLength, mediaType, new Date().toISOString());
+    });
   }
 
   async put(
@@ -61,6 +78,13 @@ export class FileArtifactStore implements ArtifactStore {
     content: Uint8Array | AsyncIterable<Uint8Array>,
     options: PutArtifactOptions,
   ): Promise<ArtifactInfo> {
+    if (content instanceof Uint8Array && content.byteLength <= INLINE_ARTIFACT_MAX) {
+      const hash = createHash("sha256").update(content).digest("hex");
+      const existing = this.#select.get(hash);
+      if (existing) return toInfo(existing);
+      this.#putInline(hash, content, options.mediaType ?? "application/octet-stream");
+      return toInfo(this.#select.get(hash)!);
+    }
     const temp = join(this.#dir, "tmp", randomUUID());
     const hasher = createHash("sha256");
     let size = 0;
@@ -107,6 +131,11 @@ export class FileArtifactStore implements ArtifactStore {
   async *stream(hash: string, range?: ByteRange): AsyncIterable<Buffer> {
     const info = await this.#require(hash);
     const { start, end } = resolveRange(range, info.size);
+    const inline = this.#selectBlob.get(hash);
+    if (inline) {
+      if (end > start) yield inline.subarray(start, end);
+      return;
+    }
     const path = join(this.#dir, hash.slice(0, 2), hash);
     const file = await open(path, "r").catch((error: unknown) => {
       throw new StoreError(
