@@ -330,15 +330,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     }
     const step = stepStreamId(thread, index);
     const record = prepareBundle(store.artifacts, bundle, known);
-    await Promise.all([
-      record.stored,
-      store.append({
-        continuity,
-        stream: { kind: "step", id: step },
-        type: "context.compiled",
-        data: record.data,
-      }),
-    ]);
+    // The bundle's artifacts are stored before its `context.compiled` is appended, which goes in
+    // one commit with the step's `step.started`.
+    await record.stored;
     notify(observer, {
       type: "step-started",
       step,
@@ -353,6 +347,14 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       index,
       provider: options.provider,
       request: bundle.request,
+      preamble: [
+        {
+          continuity,
+          stream: { kind: "step", id: step },
+          type: "context.compiled",
+          data: record.data,
+        },
+      ],
       executors: options.executors,
       variables: createVariableStore({ initial: history.variables() }),
       ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),

@@ -18,6 +18,7 @@ import type {
   StreamPart,
   TokenEstimator,
 } from "../providers/index.js";
+import type { NewEvent } from "../spec/index.js";
 import type { CheckpointSigner, StreamSink, TranscriptSink } from "../transcript/index.js";
 import { runModelStep, stepStreamId } from "../transcript/index.js";
 import type { RunObserver } from "./run-notice.js";
@@ -30,6 +31,8 @@ export interface AgentStepOptions {
   index: number;
   provider: Provider;
   request: ProviderRequest;
+  /** Events committed with the step's `step.started` (its `context.compiled`). */
+  preamble?: readonly NewEvent[];
   /** The step's executors, made for it (internal actions and child agents need its log and id). */
   executors: ExecutorFactory;
   variables: VariableStore;
@@ -154,6 +157,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     index,
     provider: options.provider,
     request: options.request,
+    ...(options.preamble ? { preamble: options.preamble } : {}),
     sinks: [bridge],
     ...(options.estimator ? { estimator: options.estimator } : {}),
     ...(options.signer ? { signer: options.signer } : {}),

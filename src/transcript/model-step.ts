@@ -7,6 +7,7 @@ import type {
   TokenEstimator,
 } from "../providers/index.js";
 import { type CursorCall, streamWithCursor, toUsageData } from "../providers/index.js";
+import type { NewEvent } from "../spec/index.js";
 import { type CheckpointEvent, writeCheckpoint } from "./checkpoint-writer.js";
 import type { KnowledgeSink } from "./knowledge-sink.js";
 import { createLogSink } from "./log-sink.js";
@@ -46,6 +47,11 @@ export interface ModelStepOptions {
   signal?: AbortSignal;
   /** Milliseconds for `duration_ms` (default `performance.now`). */
   now?: () => number;
+  /**
+   * Events decided before the call (the step's `context.compiled`), committed in one batch with
+   * `step.started`: the call begins after one durable commit instead of two.
+   */
+  preamble?: readonly NewEvent[];
 }
 
 /** How a model step ended. */
@@ -82,17 +88,28 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     options.estimator && !("cursor" in options.request)
       ? options.estimator.estimate(model, options.request)
       : undefined;
-  await store.append({
-    continuity,
-    stream,
-    type: "step.started",
-    data: estimate === undefined ? identity : { ...identity, estimated_input_tokens: estimate },
-  });
+  await store.appendBatch([
+    ...(options.preamble ?? []),
+    {
+      continuity,
+      stream,
+      type: "step.started",
+      data: estimate === undefined ? identity : { ...identity, estimated_input_tokens: estimate },
+    },
+  ]);
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
+  const log = createLogSink({
+    store,
+    continuity,
+    step,
+    provider: provider.name,
+    format: provider.format,
+    holdCompleted: true,
+  });
   const sinks: StreamSink[] = [
-    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
+    log,
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -107,19 +124,22 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   await fanout.close();
   const message = await returned.message();
 
-  for (const report of reports) await store.append(sinkReportEvent(report, continuity, stream));
-  await store.append({
-    continuity,
-    stream,
-    type: "step.completed",
-    data: {
-      ...identity,
-      model: message.model || model,
-      usage: toUsageData(message.usage),
-      stop_reason: message.stopReason,
-      duration_ms: Math.max(0, now() - started),
+  // `message.completed` (held by the log sink), the sinks' reports and `step.completed`: one commit.
+  await log.complete([
+    ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
+    {
+      continuity,
+      stream,
+      type: "step.completed",
+      data: {
+        ...identity,
+        model: message.model || model,
+        usage: toUsageData(message.usage),
+        stop_reason: message.stopReason,
+        duration_ms: Math.max(0, now() - started),
+      },
     },
-  });
+  ]);
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
     options.estimator!.observe(model, estimate, message.usage.inputTokens);
