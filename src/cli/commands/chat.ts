@@ -10,6 +10,7 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
@@ -40,7 +41,8 @@ an empty prompt) exits.
 
 While another process runs the same continuity (another chat, a run), this chat follows it
 read-only and queues each of your turns for that process to answer; once that process ends, the
-next turn makes this chat the one that runs it.
+next turn makes this chat the one that runs it. A turn another process queues for this chat shows
+as "› who: text" above the prompt, and its answer streams there too.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
 /pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
@@ -83,12 +85,21 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     );
   }
   const store = await openStore(ctx, locateStore(ctx, values.db));
-  const renderer = createChatRenderer({ output: ctx.io.stdout, env: ctx.io.env });
   const terminal: NonNullable<CommandContext["io"]["terminal"]> = ctx.io.terminal ?? {
     input: process.stdin,
   };
+  // Everything the chat shows goes through the input's output, which keeps the prompt below it:
+  // a run of a turn queued by another process, or the run this chat follows, prints above it.
+  const input = createChatInput({
+    input: terminal.input,
+    output: ctx.io.stdout,
+    prompt: "you › ",
+    ...(terminal.signals ? { signals: terminal.signals } : {}),
+  });
+  input.setBusy(true);
+  const output = input.output;
+  const renderer = createChatRenderer({ output, env: ctx.io.env });
   let session: ReturnType<typeof openAgentSession> | undefined;
-  let input: ReturnType<typeof createChatInput> | undefined;
   let follower: Follower | undefined;
   try {
     const continuity =
@@ -121,15 +132,8 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
           : `chat ${continuity}, ${turns} turn${turns === 1 ? "" : "s"} so far`
       } · Ctrl-C cancels a step, Ctrl-D exits, /help for commands`,
     );
-    if (turns > 0) await recap(ctx, store, continuity);
-    input = createChatInput({
-      input: terminal.input,
-      output: ctx.io.stdout,
-      prompt: "you › ",
-      ...(terminal.signals ? { signals: terminal.signals } : {}),
-    });
+    if (turns > 0) await recap(ctx, store, continuity, output);
     input.onInterrupt(() => runtime.cancel(continuity, "cancelled with Ctrl-C"));
-    input.setBusy(true);
     // Runs the continuity here, or, while another process does, follows it read-only.
     const lead = async (): Promise<boolean> => {
       try {
@@ -138,7 +142,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
         if (!(error instanceof ContinuityLiveError)) throw error;
         if (!follower) {
           renderer.info(followingLine(error.holder, "following; your turns are queued for it"));
-          follower = followContinuity(ctx, store, continuity, await store.head());
+          follower = followContinuity(ctx, store, continuity, await store.head(), {
+            write: (chunk) => void output.write(chunk),
+          });
         }
         return false;
       }
@@ -168,7 +174,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     return 0;
   } finally {
     await follower?.stop();
-    input?.close();
+    input.close();
     renderer.close();
     await session?.close();
     await store.close();
@@ -180,13 +186,18 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
  * responses, not thoughts or actions), as one conversation across handoffs (`ConversationView`
  * in `messages` detail). Written whole, before the renderer draws anything live.
  */
-async function recap(ctx: CommandContext, store: EventStore, continuity: string): Promise<void> {
+async function recap(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  output: CliOutput,
+): Promise<void> {
   const after = await startOfRecentTurns(store, continuity, CHAT_RECAP_TURNS);
   const view = new ConversationView({
     style: ctx.style,
     width: ctx.width,
     detail: "messages",
-    write: (chunk) => void ctx.io.stdout.write(chunk),
+    write: (chunk) => void output.write(chunk),
   });
   for await (const event of store.read({ continuity, after })) view.push(event);
   view.finish();

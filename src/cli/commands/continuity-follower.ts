@@ -52,18 +52,25 @@ export interface Follower {
   stop(seq?: number): Promise<void>;
 }
 
-/** Follows `continuity` from after `after`, rendering its events to stdout until stopped. */
+/** Options of `followContinuity`. */
+export interface FollowOptions {
+  /** Where the view writes (default: stdout). */
+  write?: (chunk: string) => void;
+}
+
+/** Follows `continuity` from after `after`, rendering its events until stopped. */
 export function followContinuity(
   ctx: CommandContext,
   store: EventStore,
   continuity: string,
   after: number,
+  options: FollowOptions = {},
 ): Follower {
   const stop = new AbortController();
   const view = new ConversationView({
     style: ctx.style,
     width: ctx.width,
-    write: (chunk) => void ctx.io.stdout.write(chunk),
+    write: options.write ?? ((chunk) => void ctx.io.stdout.write(chunk)),
   });
   let shown = after;
   let until: { seq: number; reached: () => void } | undefined;
