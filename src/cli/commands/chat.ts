@@ -21,7 +21,6 @@ import {
   type Follower,
   followContinuity,
   followingLine,
-  queueTurn,
 } from "./continuity-follower.js";
 import { ConversationView } from "./conversation-view.js";
 import { startOfRecentTurns } from "./tail.js";
@@ -161,7 +160,8 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
       if (await runSlashCommand(text, slash)) continue;
       if (follower && !(await lead())) {
-        await queueTurn(store, continuity, { text, actor, origin: "cli" });
+        // The prompt showed it: the follower does not show it again.
+        await follower.queue({ text, actor, origin: "cli" });
         continue;
       }
       input.setBusy(true);

@@ -1,3 +1,4 @@
+import { monotonicFactory } from "ulid";
 import type { EventStore } from "../../log/index.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseOptions } from "../../runtime/index.js";
 import { ConfigError, type EventData, type SpoolEvent } from "../../spec/index.js";
@@ -28,13 +29,23 @@ export function followingLine(holder: string, what: string): string {
   return `another process (${holder}) is running this continuity; ${what}`;
 }
 
+/** A turn for the continuity's owner: what was said, by whom, from where. */
+export interface QueuedTurn {
+  text: string;
+  actor: string;
+  origin: string;
+  /** The id of its `turn.added` (default: the store's, a fresh monotonic ULID). */
+  id?: string;
+}
+
 /** Appends a turn for the continuity's owner to run; resolves with the stored event. */
 export function queueTurn(
   store: EventStore,
   continuity: string,
-  input: { text: string; actor: string; origin: string },
+  input: QueuedTurn,
 ): Promise<SpoolEvent> {
   return store.append({
+    ...(input.id !== undefined ? { id: input.id } : {}),
     continuity,
     type: "turn.added",
     actor: input.actor,
@@ -46,10 +57,15 @@ export function queueTurn(
 /** A read-only follower of a continuity: renders what its owner appends, as `spool tail` does. */
 export interface Follower {
   /**
-   * Stops following, once every event up to `seq` (when given) has been rendered; resolves once
-   * the view is finished.
+   * Queues a turn for the owner (`queueTurn`) that this follower then does not show: whoever
+   * typed it has seen it. Resolves with the stored event.
    */
-  stop(seq?: number): Promise<void>;
+  queue(turn: Omit<QueuedTurn, "id">): Promise<SpoolEvent>;
+  /**
+   * Stops following, once every event up to `seq` (when given) has been rendered; resolves, once
+   * the view is finished, with the seq of the last event it read (`after` if none).
+   */
+  stop(seq?: number): Promise<number>;
 }
 
 /** Options of `followContinuity`. */
@@ -57,6 +73,8 @@ export interface FollowOptions {
   /** Where the view writes (default: stdout). */
   write?: (chunk: string) => void;
 }
+
+const newTurnId = monotonicFactory();
 
 /** Follows `continuity` from after `after`, rendering its events until stopped. */
 export function followContinuity(
@@ -72,14 +90,17 @@ export function followContinuity(
     width: ctx.width,
     write: options.write ?? ((chunk) => void ctx.io.stdout.write(chunk)),
   });
+  /** Turns queued through this follower, not shown when they come back from the log. */
+  const mine = new Set<string>();
   let shown = after;
   let until: { seq: number; reached: () => void } | undefined;
   const done = (async () => {
     try {
       for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
         if (message.type !== "event") continue;
-        view.push(message.event);
-        shown = message.event.seq;
+        const { event } = message;
+        if (!(event.type === "turn.added" && mine.delete(event.id))) view.push(event);
+        shown = event.seq;
         if (until && shown >= until.seq) until.reached();
       }
     } catch {
@@ -89,6 +110,11 @@ export function followContinuity(
     }
   })();
   return {
+    queue(turn) {
+      const id = newTurnId();
+      mine.add(id);
+      return queueTurn(store, continuity, { ...turn, id });
+    },
     async stop(seq) {
       if (seq !== undefined && shown < seq) {
         await Promise.race([
@@ -99,7 +125,8 @@ export function followContinuity(
         ]);
       }
       stop.abort();
-      return done;
+      await done;
+      return shown;
     },
   };
 }
