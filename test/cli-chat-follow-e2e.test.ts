@@ -4,7 +4,8 @@
  * movements and erasures applied, `screenOf`). The first chat owns the continuity (its lease);
  * the second follows it and queues its turns for it. The owner shows a queued turn on a line of
  * its own above its prompt, which comes back with what its user was typing; the follower shows
- * its turn once and the owner's answer as it streams.
+ * its turn once and the owner's answer as it streams; and when the owner is SIGKILLed, the
+ * follower notices its lease lapse on its own and takes the run over, with nothing typed.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -124,6 +125,54 @@ describe.skipIf(!hasScript)(
         "completed",
       ]);
       expect(server.requests).toHaveLength(1);
+    });
+
+    it("takes the run over when the owner dies, with nothing typed", async () => {
+      const killed = deferred();
+      const arrived = deferred();
+      server.respond(
+        {
+          chunks: openaiTextFrames(["<response>Half an ", "answer</response>"]),
+          // The owner dies in the middle of its answer.
+          beforeChunk: (index) => {
+            if (index !== 2) return;
+            arrived.resolve();
+            return killed.promise;
+          },
+        },
+        { chunks: openaiTextFrames(["<response>The recovered ", "answer.</response>"]) },
+      );
+      const { follower } = await ownerAndFollower();
+      const ownerPid = Number(FOLLOWING.exec(follower.plain())?.[1]);
+
+      follower.type("a question\r");
+      await arrived.promise;
+      await follower.showsOnScreen(/Half an$/m);
+      process.kill(ownerPid, "SIGKILL");
+      killed.resolve();
+
+      await follower.showsOnScreen(
+        /is gone: its lease lapsed; taking over here\n(.*\n)*The recovered answer\.\n↳[^\n]*\nyou ›$/,
+        30_000,
+      );
+      const lines = follower.lines();
+      expect(count(lines, "a question")).toBe(1);
+      expect(count(lines, "taking over here")).toBe(1);
+      const takeover = lines.findIndex((line) => line.includes("taking over here"));
+      expect(lines[takeover]).toMatch(
+        new RegExp(`^the process running this continuity \\(pid ${ownerPid} on [^)]+\\) is gone`),
+      );
+      expect(lines.indexOf("Half an")).toBeLessThan(takeover);
+
+      follower.type("\x04");
+      expect(await follower.exited).toMatchObject({ code: 0 });
+      const events = await readEvents(workspace.dir, CONTINUITY);
+      expect(eventsOf(events, "turn.added").map((event) => event.data.text)).toEqual([
+        "a question",
+      ]);
+      expect(eventsOf(events, "recovery.started")).toHaveLength(1);
+      expect(eventsOf(events, "run.completed").at(-1)?.data.status).toBe("completed");
+      expect(server.requests).toHaveLength(2);
     });
   },
 );

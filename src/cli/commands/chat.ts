@@ -1,5 +1,4 @@
 import type { EventStore } from "../../log/index.js";
-import { ContinuityLiveError } from "../../runtime/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -14,14 +13,10 @@ import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
+import { ChatLead } from "./chat-lead.js";
 import { runSlashCommand } from "./chat-slash.js";
 import { defaultActor } from "./continuities.js";
-import {
-  cliLeaseOptions,
-  type Follower,
-  followContinuity,
-  followingLine,
-} from "./continuity-follower.js";
+import { cliLeaseOptions } from "./continuity-follower.js";
 import { ConversationView } from "./conversation-view.js";
 import { startOfRecentTurns } from "./tail.js";
 
@@ -39,9 +34,10 @@ the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a 
 an empty prompt) exits.
 
 While another process runs the same continuity (another chat, a run), this chat follows it
-read-only and queues each of your turns for that process to answer; once that process ends, the
-next turn makes this chat the one that runs it. A turn another process queues for this chat shows
-as "› who: text" above the prompt, and its answer streams there too.
+read-only and queues each of your turns for that process to answer. When that process ends, or
+dies and its lease lapses (SPOOL_LEASE_TTL_MS), this chat says so and takes the continuity over
+on its own, recovering a run it left unfinished. A turn another process queues for this chat
+shows as "› who: text" above the prompt, and its answer streams there too.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
 /pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
@@ -99,7 +95,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
   const output = input.output;
   const renderer = createChatRenderer({ output, env: ctx.io.env });
   let session: ReturnType<typeof openAgentSession> | undefined;
-  let follower: Follower | undefined;
+  let lead: ChatLead | undefined;
   try {
     const continuity =
       values.continuity !== undefined
@@ -134,24 +130,15 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     if (turns > 0) await recap(ctx, store, continuity, output);
     input.onInterrupt(() => runtime.cancel(continuity, "cancelled with Ctrl-C"));
     // Runs the continuity here, or, while another process does, follows it read-only.
-    const lead = async (): Promise<boolean> => {
-      try {
-        await runtime.resume(continuity);
-      } catch (error) {
-        if (!(error instanceof ContinuityLiveError)) throw error;
-        if (!follower) {
-          renderer.info(followingLine(error.holder, "following; your turns are queued for it"));
-          follower = followContinuity(ctx, store, continuity, await store.head(), {
-            write: (chunk) => void output.write(chunk),
-          });
-        }
-        return false;
-      }
-      await follower?.stop();
-      follower = undefined;
-      return true;
-    };
-    await lead();
+    lead = new ChatLead({
+      ctx,
+      store,
+      continuity,
+      runtime,
+      write: (chunk) => void output.write(chunk),
+      say: renderer,
+    });
+    await lead.lead();
     input.setBusy(false);
     const actor = defaultActor(ctx);
     for (let text = await input.next(); text !== undefined; text = await input.next()) {
@@ -159,21 +146,18 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       if (!input.interactive) renderer.userEcho(text);
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
       if (await runSlashCommand(text, slash)) continue;
-      if (follower && !(await lead())) {
-        // The prompt showed it: the follower does not show it again.
-        await follower.queue({ text, actor, origin: "cli" });
-        continue;
-      }
+      const turn = { text, actor, origin: "cli" };
       input.setBusy(true);
       try {
-        await runtime.submit(continuity, { text, actor, origin: "cli" });
+        if (lead.following && !(await lead.lead())) await lead.queue(turn);
+        else await runtime.submit(continuity, turn);
       } finally {
         input.setBusy(false);
       }
     }
     return 0;
   } finally {
-    await follower?.stop();
+    await lead?.close();
     input.close();
     renderer.close();
     await session?.close();
