@@ -11,6 +11,7 @@ import {
   watchLease,
 } from "../src/cli/commands/lease-watch.js";
 import type { EventStore } from "../src/log/index.js";
+import { manualTimeouts } from "./support/manual-timeouts.js";
 
 const NOW = 1_000_000;
 
@@ -44,46 +45,6 @@ function fakeStore() {
     answer: (reading: LeaseReading | Error) => answers.at(-1)!(reading),
     get reads() {
       return answers.length;
-    },
-  };
-}
-
-/** One-shot timers fired by hand; `armed()` resolves at the next `setTimeout`. */
-function manualTimeouts() {
-  const pending = new Map<number, { callback: () => void; ms: number }>();
-  let next = 0;
-  let onArm: (() => void) | undefined;
-  return {
-    timers: {
-      setTimeout(callback: () => void, ms: number) {
-        next += 1;
-        pending.set(next, { callback, ms });
-        onArm?.();
-        return next;
-      },
-      clearTimeout(handle: unknown) {
-        pending.delete(handle as number);
-      },
-    },
-    /** Resolves with the delay of the timer set next (or already set and pending). */
-    armed: () =>
-      new Promise<number>((resolve) => {
-        const check = () => {
-          const [first] = pending.values();
-          if (first) {
-            onArm = undefined;
-            resolve(first.ms);
-          } else onArm = check;
-        };
-        check();
-      }),
-    fire() {
-      const entries = [...pending.entries()];
-      pending.clear();
-      for (const [, { callback }] of entries) callback();
-    },
-    get count() {
-      return pending.size;
     },
   };
 }

@@ -4,6 +4,7 @@ import { DEFAULT_LEASE_TTL_MS, type LeaseOptions } from "../../runtime/index.js"
 import { ConfigError, type EventData, type SpoolEvent } from "../../spec/index.js";
 import type { CommandContext } from "../context.js";
 import { ConversationView } from "./conversation-view.js";
+import { type LeaseWatch, type LeaseWatchOptions, watchLease } from "./lease-watch.js";
 
 /**
  * The lease the CLI's runtimes hold on the continuities they run: its time to live from
@@ -178,42 +179,48 @@ export class TurnAnswerWatch {
 
 /**
  * Waits for the answer to `turn` (queued for another process), reading the continuity from
- * `after` and following it live. Every `checkEveryMs` it looks at the continuity's lease: once
- * no process holds it live (its owner ended or died before running the turn), it calls `takeOver`
- * once, which is to run the waiting turns here; the answer is then read from the log all the same.
+ * `after` and following it live. Meanwhile it watches the continuity's lease (`watchLease`): once
+ * no process holds it live (its owner ended or died before running the turn), it calls
+ * `takeOver`, which is to run the waiting turns here and resolve `true`, or `false` when another
+ * process took the lease first (then that one is watched in turn); the answer is read from the
+ * log all the same. A `takeOver` that rejects ends the wait with its error.
  */
 export async function awaitTurnAnswer(
   store: EventStore,
   continuity: string,
   turn: string,
   after: number,
-  options: { checkEveryMs: number; takeOver: () => Promise<void>; signal?: AbortSignal },
+  options: {
+    takeOver: () => Promise<boolean>;
+    signal?: AbortSignal;
+    /** The lease watch's clock and timers (tests); the global ones by default. */
+    watch?: Pick<LeaseWatchOptions, "now" | "timers">;
+  },
 ): Promise<TurnAnswer | undefined> {
   const watch = new TurnAnswerWatch(turn);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  let lease: LeaseWatch | undefined;
   let takingOver: Promise<void> | undefined;
   let failure: unknown;
-  const check = setInterval(() => {
-    if (takingOver !== undefined) return;
-    takingOver = store.lease(continuity).then(
-      async (lease) => {
-        if (lease?.live) {
-          takingOver = undefined;
-          return;
-        }
-        await options.takeOver();
+  const watchOwner = () => {
+    lease = watchLease(store, continuity, {
+      ...options.watch,
+      onFree: () => {
+        takingOver = options.takeOver().then(
+          (took) => {
+            if (!took && !stop.signal.aborted) watchOwner();
+          },
+          (error: unknown) => {
+            failure = error;
+            stop.abort();
+          },
+        );
       },
-      () => {
-        takingOver = undefined; // checked again at the next tick
-      },
-    );
-    takingOver.catch((error) => {
-      failure = error;
-      stop.abort();
     });
-  }, options.checkEveryMs);
+  };
+  watchOwner();
   try {
     for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
       if (message.type !== "event") continue;
@@ -223,8 +230,9 @@ export async function awaitTurnAnswer(
     if (failure !== undefined) throw failure;
     return undefined;
   } finally {
-    clearInterval(check);
+    stop.abort();
+    lease?.stop();
     options.signal?.removeEventListener("abort", onAbort);
-    await takingOver?.catch(() => undefined);
+    await takingOver;
   }
 }
