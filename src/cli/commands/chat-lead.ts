@@ -39,8 +39,9 @@ export interface ChatLeadOptions {
  *
  * Guarantees: one attempt to lead at a time (callers share it); before leading, everything the
  * previous owner logged has been shown; should another process take the lease first, this chat
- * follows that one instead, from where it stopped. A takeover that fails otherwise is reported
- * with `say.error`, never thrown. After `close` it neither follows nor takes anything over.
+ * follows that one instead, from where it stopped. A takeover the lease watch started that fails
+ * otherwise is reported with `say.error` (and the watch goes on while this chat still follows).
+ * After `close` it neither follows nor takes anything over.
  */
 export class ChatLead {
   readonly #o: ChatLeadOptions;
@@ -72,7 +73,11 @@ export class ChatLead {
     return this.#leading;
   }
 
-  /** Queues a turn for the process this chat follows; shown once (the prompt echoed it). */
+  /**
+   * Queues a turn for the process this chat follows, which its view then leaves out (the prompt
+   * showed it). Should this chat have taken the continuity over meanwhile, it runs the turn here
+   * (`submit`) and resolves when that run ends.
+   */
   async queue(turn: Omit<QueuedTurn, "id">): Promise<void> {
     if (this.#follower) await this.#follower.queue(turn);
     else await this.#o.runtime.submit(this.#o.continuity, turn);
