@@ -74,11 +74,12 @@ export function stripCursor(text: string): string {
 }
 
 /**
- * What a terminal shows after receiving `written`: a tiny emulator of the sequences the chat
- * uses (`\r`, `\n` as CR LF, cursor up, column, erase line, erase below; colours ignored).
- * Rows never scroll away, so every line ever shown that was not erased is in the result.
+ * What a terminal shows after receiving `written`: a tiny emulator of the sequences the chat and
+ * `node:readline` use (`\r`, `\n` as CR LF, cursor up/down/right/left, to a column, erase in
+ * line and below; colours and modes ignored). Lines wrap at `columns` (unlimited by default). Rows
+ * never scroll away, so every line ever shown that was not erased is in the result.
  */
-export function screenOf(written: string): string[] {
+export function screenOf(written: string, columns = Number.POSITIVE_INFINITY): string[] {
   const rows: string[][] = [[]];
   let row = 0;
   let col = 0;
@@ -86,6 +87,7 @@ export function screenOf(written: string): string[] {
     while (rows.length <= index) rows.push([]);
     return rows[index]!;
   };
+  const lastColumn = Number.isFinite(columns) ? columns - 1 : Number.POSITIVE_INFINITY;
   let index = 0;
   while (index < written.length) {
     const char = written[index]!;
@@ -97,12 +99,24 @@ export function screenOf(written: string): string[] {
         );
       const [whole, arg, command] = match;
       const n = arg === "" ? 1 : Number(arg);
+      const mode = arg === "" ? 0 : Number(arg);
       if (command === "A") row = Math.max(0, row - n);
-      else if (command === "G") col = n - 1;
-      else if (command === "K") at(row).length = 0;
-      else if (command === "J") {
-        at(row).length = Math.min(at(row).length, col);
-        rows.length = row + 1;
+      else if (command === "B") row += n;
+      else if (command === "C") col = Math.min(lastColumn, col + n);
+      else if (command === "D") col = Math.max(0, col - n);
+      else if (command === "G") col = Math.min(lastColumn, n - 1);
+      else if (command === "K") {
+        const line = at(row);
+        if (mode === 0) line.length = Math.min(line.length, col);
+        else if (mode === 1) line.fill(" ", 0, Math.min(line.length, col + 1));
+        else line.length = 0;
+      } else if (command === "J") {
+        if (mode === 0) {
+          at(row).length = Math.min(at(row).length, col);
+          rows.length = row + 1;
+        } else {
+          for (const line of rows) line.length = 0;
+        }
       } else if (command !== "m" && command !== "h" && command !== "l") {
         throw new Error(`unexpected sequence ${JSON.stringify(whole)}`);
       }
@@ -116,6 +130,10 @@ export function screenOf(written: string): string[] {
     } else if (char === "\r") {
       col = 0;
     } else {
+      if (col > lastColumn) {
+        row += 1;
+        col = 0;
+      }
       const line = at(row);
       while (line.length < col) line.push(" ");
       line[col] = char;

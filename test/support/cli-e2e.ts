@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { openEventStore } from "../../src/log/index.js";
 import { type EventOf, type EventType, isEvent, type SpoolEvent } from "../../src/spec/index.js";
+import { screenOf } from "./chat-fakes.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = join(root, "src", "cli", "entry.ts");
@@ -89,6 +90,11 @@ export interface SpoolProcess {
   readonly stderr: string;
   /** `screen` without control sequences. */
   plain(): string;
+  /**
+   * What the terminal shows (`screenOf` of `screen`, 160 columns): the lines as a person sees
+   * them once the cursor movements and erasures are applied.
+   */
+  lines(): string[];
   /** A position in `plain()`, to wait for something shown after it. */
   mark(): number;
   /**
@@ -96,6 +102,11 @@ export interface SpoolProcess {
    * with the screen if the process exits first or nothing shows within `deadlineMs`.
    */
   shows(needle: string | RegExp, from?: number, deadlineMs?: number): Promise<void>;
+  /**
+   * Resolves once the terminal shows `needle` (matched against `lines()` joined by newlines);
+   * rejects with what it shows if the process exits first or it does not within `deadlineMs`.
+   */
+  showsOnScreen(needle: string | RegExp, deadlineMs?: number): Promise<void>;
   /** Sends keys (or input) to the process. */
   type(keys: string): void;
   /** SIGKILLs it if it is still running (cleanup). */
@@ -186,9 +197,36 @@ function watch(child: ChildProcessWithoutNullStreams): SpoolProcess {
   // A child that exits before reading what it was sent must not fail the test with EPIPE.
   child.stdin.on("error", () => {});
   const plain = () => plainText(screen);
-  const found = (needle: string | RegExp, from: number) => {
-    const text = plain().slice(from);
-    return typeof needle === "string" ? text.includes(needle) : needle.test(text);
+  const lines = () => screenOf(screen, 160);
+  const matches = (text: string, needle: string | RegExp) =>
+    typeof needle === "string" ? text.includes(needle) : needle.test(text);
+  /** Resolves once `found()` is true, as the process writes; `shown()` says what it showed. */
+  const waitFor = (found: () => boolean, what: string, shown: () => string, deadlineMs: number) => {
+    if (found()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        waiting.delete(check);
+        clearTimeout(deadline);
+      };
+      const check = () => {
+        if (found()) {
+          done();
+          resolve();
+        } else if (closed) {
+          done();
+          reject(
+            new Error(
+              `spool exited (${closed.code ?? closed.signal}) before showing ${what}:\n${shown()}`,
+            ),
+          );
+        }
+      };
+      const deadline = setTimeout(() => {
+        waiting.delete(check);
+        reject(new Error(`spool did not show ${what} in ${deadlineMs} ms:\n${shown()}`));
+      }, deadlineMs);
+      waiting.add(check);
+    });
   };
   return {
     child,
@@ -203,36 +241,17 @@ function watch(child: ChildProcessWithoutNullStreams): SpoolProcess {
       return stderr;
     },
     plain,
+    lines,
     mark: () => plain().length,
-    shows(needle, from = 0, deadlineMs = 45_000) {
-      if (found(needle, from)) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const done = () => {
-          waiting.delete(check);
-          clearTimeout(deadline);
-        };
-        const check = () => {
-          if (found(needle, from)) {
-            done();
-            resolve();
-          } else if (closed) {
-            done();
-            reject(
-              new Error(
-                `spool exited (${closed.code ?? closed.signal}) before showing ${String(needle)}:\n${plain()}`,
-              ),
-            );
-          }
-        };
-        const deadline = setTimeout(() => {
-          waiting.delete(check);
-          reject(
-            new Error(`spool did not show ${String(needle)} in ${deadlineMs} ms:\n${plain()}`),
-          );
-        }, deadlineMs);
-        waiting.add(check);
-      });
-    },
+    shows: (needle, from = 0, deadlineMs = 45_000) =>
+      waitFor(() => matches(plain().slice(from), needle), String(needle), plain, deadlineMs),
+    showsOnScreen: (needle, deadlineMs = 45_000) =>
+      waitFor(
+        () => matches(lines().join("\n"), needle),
+        `${String(needle)} on its screen`,
+        () => lines().join("\n"),
+        deadlineMs,
+      ),
     type: (keys) => {
       child.stdin.write(keys);
     },
@@ -242,7 +261,6 @@ function watch(child: ChildProcessWithoutNullStreams): SpoolProcess {
   };
 }
 
-/** Every event of `continuity` in the workspace's store (`.spool/`). */
 /** Whether a process holds the continuity's lease of the workspace's store live. */
 export async function leaseLive(workspace: string, continuity: string): Promise<boolean> {
   const store = await openEventStore({ db: join(workspace, ".spool"), env: {} });
@@ -269,6 +287,7 @@ export async function leaseLapsed(
   }
 }
 
+/** Every event of `continuity` in the workspace's store (`.spool/`). */
 export async function readEvents(workspace: string, continuity: string): Promise<SpoolEvent[]> {
   const store = await openEventStore({ db: join(workspace, ".spool") });
   try {

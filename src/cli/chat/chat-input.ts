@@ -50,6 +50,15 @@ export interface ChatInput {
   setBusy(busy: boolean): void;
   /** True when reading a terminal (prompt, line editing, history). */
   readonly interactive: boolean;
+  /**
+   * Where the rest of the chat writes (the renderer, a follower's view): `output` itself, except
+   * while the prompt waits for a line. Then what is written goes above the prompt: the prompt is
+   * cleared first and drawn again below it, with the line being edited and its cursor, once the
+   * output ends a line. While the output ends mid-line (text still streaming) the prompt stays
+   * hidden: keys typed are kept, not echoed, and shown when it is drawn again; a line entered
+   * then is shown once, on a line of its own.
+   */
+  readonly output: CliOutput;
   /** Restores the terminal and ends the input; pending `next()` resolves `undefined`. */
   close(): void;
 }
@@ -57,6 +66,19 @@ export interface ChatInput {
 const EXIT_HINT = "(To exit, press Ctrl-C again or Ctrl-D)";
 const PASTE_ON = "\x1b[?2004h";
 const PASTE_OFF = "\x1b[?2004l";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches terminal control sequences
+const CONTROL = /\x1b\[[0-9;?]*[A-Za-z~]/g;
+
+/**
+ * Where the cursor is after `chunk`: at a line start (`true`), mid-line (`false`), or where it
+ * was (`undefined`: escape sequences only, which the chat never uses to move across columns).
+ */
+function endsAtLineStart(chunk: string): boolean | undefined {
+  const end = Math.max(chunk.lastIndexOf("\n"), chunk.lastIndexOf("\r"));
+  const tail = chunk.slice(end + 1).replace(CONTROL, "");
+  if (tail !== "") return false;
+  return end >= 0 ? true : undefined;
+}
 
 /**
  * Reads turns with `node:readline`. On a terminal (input and output both TTYs): line editing,
@@ -65,8 +87,10 @@ const PASTE_OFF = "\x1b[?2004l";
  * busy calls the interrupt handlers. From a pipe: no raw mode, no prompt, each line is a turn,
  * end of input ends.
  *
- * Contract: it writes to `output` only the prompt, the line being edited, the exit hint and a
- * final newline; never while busy. It never throws from a key or signal.
+ * Contract: of its own it writes to `output` only the prompt, the line being edited, the exit hint
+ * and a final newline; never while busy. Everything else the chat shows goes through its
+ * `output`, which keeps the prompt below it (see `ChatInput.output`). It never throws from a key
+ * or signal.
  */
 export function createChatInput(options: ChatInputOptions): ChatInput {
   const { input, output, prompt } = options;
@@ -80,10 +104,21 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
   const queue: { text: string; unseen: boolean }[] = [];
   const handlers = new Set<() => void>();
   let waiter: { promise: Promise<string | undefined>; resolve(text?: string): void } | undefined;
+  /** The prompt and the line being edited are on the screen, the cursor among them. */
+  let drawn = false;
+  /** A prompt waits for a line but is not shown: what was written above it ends mid-line. */
+  let hidden = false;
+  /** Whether everything written so far leaves the cursor at a line start. */
+  let lineStart = true;
 
+  const emit = (text: string) => {
+    if (text === "") return;
+    output.write(text);
+    lineStart = endsAtLineStart(text) ?? lineStart;
+  };
   const screen = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      if (!busy) output.write(chunk.toString());
+      if (!busy && !hidden) emit(chunk.toString());
       done();
     },
   });
@@ -101,6 +136,32 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   if (interactive) output.write(PASTE_ON);
+
+  /** Moves the cursor to the start of the prompt and clears it and everything below. */
+  const erasePrompt = () => {
+    if (!drawn) return "";
+    drawn = false;
+    const { rows } = rl.getCursorPos();
+    return `${rows > 0 ? `\x1b[${rows}A` : ""}\r\x1b[J`;
+  };
+  /** Draws the prompt and the line being edited at the cursor, which is at a line start. */
+  const drawPrompt = () => {
+    hidden = false;
+    drawn = true;
+    // readline redraws from the row it left its cursor on, that many rows below the prompt's
+    // first: go down as many first, so that it comes back up to here.
+    const { rows } = rl.getCursorPos();
+    if (rows > 0) emit("\n".repeat(rows));
+    rl.prompt(true);
+  };
+  const prompting = () => interactive && waiter !== undefined && !busy && !ended;
+  const print = (chunk: string) => {
+    if (chunk === "") return;
+    if (!prompting()) return emit(chunk);
+    emit(erasePrompt() + chunk);
+    if (lineStart) drawPrompt();
+    else hidden = true;
+  };
 
   const settle = (text?: string) => {
     const current = waiter;
@@ -132,12 +193,18 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
     while (lines.length > 1 && lines.at(-1) === "") lines.pop();
     const text = lines.join("\n");
     armed = false;
+    drawn = false;
+    // Entered while output above the prompt ended mid-line: nothing of it was shown yet.
+    if (hidden) emit(`\n${prompt}${text}\n`);
+    hidden = false;
     if (waiter && queue.length === 0) settle(text);
     else queue.push({ text, unseen: interactive && busy });
   });
   rl.on("close", () => {
     ended = true;
-    if (interactive && !busy && !closing) output.write("\n");
+    if (interactive && !busy && !closing) emit(lineStart ? "" : "\n");
+    drawn = false;
+    hidden = false;
     if (queue.length === 0) settle(undefined);
   });
   rl.on("SIGINT", () => {
@@ -152,8 +219,9 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
       finish();
     } else {
       armed = true;
-      output.write(`\n${EXIT_HINT}\n`);
-      rl.prompt(true);
+      drawn = false;
+      emit(`${lineStart ? "" : "\n"}${EXIT_HINT}\n`);
+      drawPrompt();
     }
   });
   const onKeypress = (_text: string | undefined, key: Key | undefined) => {
@@ -170,11 +238,20 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
 
   return {
     interactive,
+    output: {
+      write: print,
+      get isTTY() {
+        return output.isTTY;
+      },
+      get columns() {
+        return output.columns;
+      },
+    },
     next() {
       busy = false;
       const queued = queue.shift();
       if (queued) {
-        if (queued.unseen) output.write(`${prompt}${queued.text}\n`);
+        if (queued.unseen) emit(`${lineStart ? "" : "\n"}${prompt}${queued.text}\n`);
         return Promise.resolve(queued.text);
       }
       if (ended) return Promise.resolve(undefined);
@@ -184,7 +261,10 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
         resolve = done;
       });
       waiter = { promise, resolve };
-      if (interactive) rl.prompt(true);
+      if (interactive) {
+        if (lineStart) drawPrompt();
+        else hidden = true;
+      }
       return promise;
     },
     onInterrupt(handler) {
@@ -194,8 +274,12 @@ export function createChatInput(options: ChatInputOptions): ChatInput {
       };
     },
     setBusy(value) {
+      if (value) {
+        emit(erasePrompt());
+        hidden = false;
+        armed = false;
+      }
       busy = value;
-      if (value) armed = false;
     },
     close() {
       if (closing) return;

@@ -1,5 +1,4 @@
 import type { EventStore } from "../../log/index.js";
-import { ContinuityLiveError } from "../../runtime/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -10,18 +9,14 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { ensureContinuity, openAgentSession } from "./agent-session.js";
 import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
+import { ChatLead } from "./chat-lead.js";
 import { runSlashCommand } from "./chat-slash.js";
 import { defaultActor } from "./continuities.js";
-import {
-  cliLeaseOptions,
-  type Follower,
-  followContinuity,
-  followingLine,
-  queueTurn,
-} from "./continuity-follower.js";
+import { cliLeaseOptions } from "./continuity-follower.js";
 import { ConversationView } from "./conversation-view.js";
 import { startOfRecentTurns } from "./tail.js";
 
@@ -39,8 +34,10 @@ the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a 
 an empty prompt) exits.
 
 While another process runs the same continuity (another chat, a run), this chat follows it
-read-only and queues each of your turns for that process to answer; once that process ends, the
-next turn makes this chat the one that runs it.
+read-only and queues each of your turns for that process to answer. When that process ends, or
+dies and its lease lapses (SPOOL_LEASE_TTL_MS), this chat says so and takes the continuity over
+on its own, recovering a run it left unfinished. A turn another process queues for this chat
+shows as "› who: text" above the prompt, and its answer streams there too.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
 /pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
@@ -83,13 +80,22 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     );
   }
   const store = await openStore(ctx, locateStore(ctx, values.db));
-  const renderer = createChatRenderer({ output: ctx.io.stdout, env: ctx.io.env });
   const terminal: NonNullable<CommandContext["io"]["terminal"]> = ctx.io.terminal ?? {
     input: process.stdin,
   };
+  // Everything the chat shows goes through the input's output, which keeps the prompt below it:
+  // a run of a turn queued by another process, or the run this chat follows, prints above it.
+  const input = createChatInput({
+    input: terminal.input,
+    output: ctx.io.stdout,
+    prompt: "you › ",
+    ...(terminal.signals ? { signals: terminal.signals } : {}),
+  });
+  input.setBusy(true);
+  const output = input.output;
+  const renderer = createChatRenderer({ output, env: ctx.io.env });
   let session: ReturnType<typeof openAgentSession> | undefined;
-  let input: ReturnType<typeof createChatInput> | undefined;
-  let follower: Follower | undefined;
+  let lead: ChatLead | undefined;
   try {
     const continuity =
       values.continuity !== undefined
@@ -121,32 +127,18 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
           : `chat ${continuity}, ${turns} turn${turns === 1 ? "" : "s"} so far`
       } · Ctrl-C cancels a step, Ctrl-D exits, /help for commands`,
     );
-    if (turns > 0) await recap(ctx, store, continuity);
-    input = createChatInput({
-      input: terminal.input,
-      output: ctx.io.stdout,
-      prompt: "you › ",
-      ...(terminal.signals ? { signals: terminal.signals } : {}),
-    });
+    if (turns > 0) await recap(ctx, store, continuity, output);
     input.onInterrupt(() => runtime.cancel(continuity, "cancelled with Ctrl-C"));
-    input.setBusy(true);
     // Runs the continuity here, or, while another process does, follows it read-only.
-    const lead = async (): Promise<boolean> => {
-      try {
-        await runtime.resume(continuity);
-      } catch (error) {
-        if (!(error instanceof ContinuityLiveError)) throw error;
-        if (!follower) {
-          renderer.info(followingLine(error.holder, "following; your turns are queued for it"));
-          follower = followContinuity(ctx, store, continuity, await store.head());
-        }
-        return false;
-      }
-      await follower?.stop();
-      follower = undefined;
-      return true;
-    };
-    await lead();
+    lead = new ChatLead({
+      ctx,
+      store,
+      continuity,
+      runtime,
+      write: (chunk) => void output.write(chunk),
+      say: renderer,
+    });
+    await lead.lead();
     input.setBusy(false);
     const actor = defaultActor(ctx);
     for (let text = await input.next(); text !== undefined; text = await input.next()) {
@@ -154,21 +146,19 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       if (!input.interactive) renderer.userEcho(text);
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
       if (await runSlashCommand(text, slash)) continue;
-      if (follower && !(await lead())) {
-        await queueTurn(store, continuity, { text, actor, origin: "cli" });
-        continue;
-      }
+      const turn = { text, actor, origin: "cli" };
       input.setBusy(true);
       try {
-        await runtime.submit(continuity, { text, actor, origin: "cli" });
+        if (lead.following && !(await lead.lead())) await lead.queue(turn);
+        else await runtime.submit(continuity, turn);
       } finally {
         input.setBusy(false);
       }
     }
     return 0;
   } finally {
-    await follower?.stop();
-    input?.close();
+    await lead?.close();
+    input.close();
     renderer.close();
     await session?.close();
     await store.close();
@@ -180,13 +170,18 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
  * responses, not thoughts or actions), as one conversation across handoffs (`ConversationView`
  * in `messages` detail). Written whole, before the renderer draws anything live.
  */
-async function recap(ctx: CommandContext, store: EventStore, continuity: string): Promise<void> {
+async function recap(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  output: CliOutput,
+): Promise<void> {
   const after = await startOfRecentTurns(store, continuity, CHAT_RECAP_TURNS);
   const view = new ConversationView({
     style: ctx.style,
     width: ctx.width,
     detail: "messages",
-    write: (chunk) => void ctx.io.stdout.write(chunk),
+    write: (chunk) => void output.write(chunk),
   });
   for await (const event of store.read({ continuity, after })) view.push(event);
   view.finish();

@@ -1,8 +1,10 @@
+import { monotonicFactory } from "ulid";
 import type { EventStore } from "../../log/index.js";
 import { DEFAULT_LEASE_TTL_MS, type LeaseOptions } from "../../runtime/index.js";
 import { ConfigError, type EventData, type SpoolEvent } from "../../spec/index.js";
 import type { CommandContext } from "../context.js";
 import { ConversationView } from "./conversation-view.js";
+import { type LeaseWatch, type LeaseWatchOptions, watchLease } from "./lease-watch.js";
 
 /**
  * The lease the CLI's runtimes hold on the continuities they run: its time to live from
@@ -28,13 +30,23 @@ export function followingLine(holder: string, what: string): string {
   return `another process (${holder}) is running this continuity; ${what}`;
 }
 
+/** A turn for the continuity's owner: what was said, by whom, from where. */
+export interface QueuedTurn {
+  text: string;
+  actor: string;
+  origin: string;
+  /** The id of its `turn.added` (default: the store's, a fresh monotonic ULID). */
+  id?: string;
+}
+
 /** Appends a turn for the continuity's owner to run; resolves with the stored event. */
 export function queueTurn(
   store: EventStore,
   continuity: string,
-  input: { text: string; actor: string; origin: string },
+  input: QueuedTurn,
 ): Promise<SpoolEvent> {
   return store.append({
+    ...(input.id !== undefined ? { id: input.id } : {}),
     continuity,
     type: "turn.added",
     actor: input.actor,
@@ -46,33 +58,50 @@ export function queueTurn(
 /** A read-only follower of a continuity: renders what its owner appends, as `spool tail` does. */
 export interface Follower {
   /**
-   * Stops following, once every event up to `seq` (when given) has been rendered; resolves once
-   * the view is finished.
+   * Queues a turn for the owner (`queueTurn`) that this follower then does not show: whoever
+   * typed it has seen it. Resolves with the stored event.
    */
-  stop(seq?: number): Promise<void>;
+  queue(turn: Omit<QueuedTurn, "id">): Promise<SpoolEvent>;
+  /**
+   * Stops following, once every event up to `seq` (when given) has been rendered; resolves, once
+   * the view is finished, with the seq of the last event it read (`after` if none).
+   */
+  stop(seq?: number): Promise<number>;
 }
 
-/** Follows `continuity` from after `after`, rendering its events to stdout until stopped. */
+/** Options of `followContinuity`. */
+export interface FollowOptions {
+  /** Where the view writes (default: stdout). */
+  write?: (chunk: string) => void;
+}
+
+const newTurnId = monotonicFactory();
+
+/** Follows `continuity` from after `after`, rendering its events until stopped. */
 export function followContinuity(
   ctx: CommandContext,
   store: EventStore,
   continuity: string,
   after: number,
+  options: FollowOptions = {},
 ): Follower {
   const stop = new AbortController();
   const view = new ConversationView({
     style: ctx.style,
     width: ctx.width,
-    write: (chunk) => void ctx.io.stdout.write(chunk),
+    write: options.write ?? ((chunk) => void ctx.io.stdout.write(chunk)),
   });
+  /** Turns queued through this follower, not shown when they come back from the log. */
+  const mine = new Set<string>();
   let shown = after;
   let until: { seq: number; reached: () => void } | undefined;
   const done = (async () => {
     try {
       for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
         if (message.type !== "event") continue;
-        view.push(message.event);
-        shown = message.event.seq;
+        const { event } = message;
+        if (!(event.type === "turn.added" && mine.delete(event.id))) view.push(event);
+        shown = event.seq;
         if (until && shown >= until.seq) until.reached();
       }
     } catch {
@@ -82,6 +111,11 @@ export function followContinuity(
     }
   })();
   return {
+    queue(turn) {
+      const id = newTurnId();
+      mine.add(id);
+      return queueTurn(store, continuity, { ...turn, id });
+    },
     async stop(seq) {
       if (seq !== undefined && shown < seq) {
         await Promise.race([
@@ -92,7 +126,8 @@ export function followContinuity(
         ]);
       }
       stop.abort();
-      return done;
+      await done;
+      return shown;
     },
   };
 }
@@ -144,42 +179,48 @@ export class TurnAnswerWatch {
 
 /**
  * Waits for the answer to `turn` (queued for another process), reading the continuity from
- * `after` and following it live. Every `checkEveryMs` it looks at the continuity's lease: once
- * no process holds it live (its owner ended or died before running the turn), it calls `takeOver`
- * once, which is to run the waiting turns here; the answer is then read from the log all the same.
+ * `after` and following it live. Meanwhile it watches the continuity's lease (`watchLease`): once
+ * no process holds it live (its owner ended or died before running the turn), it calls
+ * `takeOver`, which is to run the waiting turns here and resolve `true`, or `false` when another
+ * process took the lease first (then that one is watched in turn); the answer is read from the
+ * log all the same. A `takeOver` that rejects ends the wait with its error.
  */
 export async function awaitTurnAnswer(
   store: EventStore,
   continuity: string,
   turn: string,
   after: number,
-  options: { checkEveryMs: number; takeOver: () => Promise<void>; signal?: AbortSignal },
+  options: {
+    takeOver: () => Promise<boolean>;
+    signal?: AbortSignal;
+    /** The lease watch's clock and timers (tests); the global ones by default. */
+    watch?: Pick<LeaseWatchOptions, "now" | "timers">;
+  },
 ): Promise<TurnAnswer | undefined> {
   const watch = new TurnAnswerWatch(turn);
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  let lease: LeaseWatch | undefined;
   let takingOver: Promise<void> | undefined;
   let failure: unknown;
-  const check = setInterval(() => {
-    if (takingOver !== undefined) return;
-    takingOver = store.lease(continuity).then(
-      async (lease) => {
-        if (lease?.live) {
-          takingOver = undefined;
-          return;
-        }
-        await options.takeOver();
+  const watchOwner = () => {
+    lease = watchLease(store, continuity, {
+      ...options.watch,
+      onFree: () => {
+        takingOver = options.takeOver().then(
+          (took) => {
+            if (!took && !stop.signal.aborted) watchOwner();
+          },
+          (error: unknown) => {
+            failure = error;
+            stop.abort();
+          },
+        );
       },
-      () => {
-        takingOver = undefined; // checked again at the next tick
-      },
-    );
-    takingOver.catch((error) => {
-      failure = error;
-      stop.abort();
     });
-  }, options.checkEveryMs);
+  };
+  watchOwner();
   try {
     for await (const message of store.subscribe({ continuity, after, signal: stop.signal })) {
       if (message.type !== "event") continue;
@@ -189,8 +230,9 @@ export async function awaitTurnAnswer(
     if (failure !== undefined) throw failure;
     return undefined;
   } finally {
-    clearInterval(check);
+    stop.abort();
+    lease?.stop();
     options.signal?.removeEventListener("abort", onAbort);
-    await takingOver?.catch(() => undefined);
+    await takingOver;
   }
 }

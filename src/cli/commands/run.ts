@@ -155,16 +155,16 @@ async function queueAndFollow(
   const queued = await queueTurn(store, continuity, turn);
   const follower = quiet ? undefined : followContinuity(ctx, store, continuity, queued.seq - 1);
   try {
-    const { ttlMs = 15_000 } = cliLeaseOptions(ctx);
     const answer = await awaitTurnAnswer(store, continuity, queued.id, queued.seq - 1, {
-      checkEveryMs: Math.max(50, Math.floor(ttlMs / 3)),
       ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
       takeOver: async () => {
         try {
           await runtime.resume(continuity);
+          return true;
         } catch (error) {
           // Another process was quicker to take it: the turn is its to run.
           if (!(error instanceof ContinuityLiveError)) throw error;
+          return false;
         }
       },
     });
