@@ -1,5 +1,14 @@
-import type { SummarizerChoice, SummaryWorker } from "../continuity/index.js";
-import { handOff, messageTokens } from "../continuity/index.js";
+import type { SummarizerChoice, SummaryWorker, ThreadPressureState } from "../continuity/index.js";
+import {
+  afterHandoffAttempt,
+  afterStepDecision,
+  beforeStepDecision,
+  DEFAULT_PRESSURE_WINDOW,
+  handOff,
+  INITIAL_PRESSURE_STATE,
+  messageTokens,
+  stepPressure,
+} from "../continuity/index.js";
 import type { ContinuationConfig } from "../directives/index.js";
 import {
   type HookEngine,
@@ -9,7 +18,7 @@ import {
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelInfo, TokenEstimator } from "../providers/index.js";
-import { MODEL_RETRY, modelRetryDelay, pressureRatio } from "../providers/index.js";
+import { MODEL_RETRY, modelRetryDelay } from "../providers/index.js";
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
@@ -71,15 +80,11 @@ export interface ContinuityDriver {
   recoverHookActions(): Promise<void>;
 }
 
-interface HandoffState {
-  attempt: number;
-  retryAtStep: number;
-}
-
 /** Creates the continuity driver of one continuity (see `ContinuityDriver`). */
 export function createContinuityDriver(options: ContinuityDriverOptions): ContinuityDriver {
   const { store, continuity, hooks, worker } = options;
-  const handoffs = new Map<string, HandoffState>();
+  /** Each thread's pressure state; the decisions from it are pure (`afterStepDecision`). */
+  const handoffs = new Map<string, ThreadPressureState>();
   const random = options.random ?? Math.random;
   const dispatcher = createHookDispatcher({
     store,
@@ -109,7 +114,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
     interruptedHookActions: () => dispatcher.interrupted(),
     recoverHookActions: () => dispatcher.recover(),
     lifecycle(driven): LoopContinuity {
-      const window = driven.info?.contextWindow ?? 128_000;
+      const window = driven.info?.contextWindow ?? DEFAULT_PRESSURE_WINDOW;
       // The seed may take half the budget at most, and its summary half the seed.
       const budgets = (choice: SummarizerChoice) => {
         const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
@@ -184,18 +189,8 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           // The step's own events (its answer, its results, `loop.decided`) come after the
           // compile the loop caught up for: a summary or a handoff from here must see them.
           if (driven.handoff) await catchUp(store, continuity, history);
-          const state = handoffs.get(thread) ?? { attempt: 0, retryAtStep: 0 };
-          handoffs.set(thread, state);
-          const reported = review.usage.inputTokens > 0;
-          const tokensUsed = reported
-            ? review.usage.inputTokens +
-              review.usage.cacheReadTokens +
-              review.usage.cacheWriteTokens
-            : bundle.tokens;
-          const ratio =
-            reported && driven.info
-              ? pressureRatio(review.usage, driven.info)
-              : round(tokensUsed / window);
+          const pressure = stepPressure(review.usage, bundle, driven.info);
+          const { tokensUsed, ratio } = pressure;
           // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
           let chosen: SummarizerChoice | undefined;
           const choice = () => {
@@ -222,7 +217,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                 tokens_used: tokensUsed,
                 max_tokens: window,
                 pressure_ratio: ratio,
-                estimated: !reported,
+                estimated: pressure.estimated,
                 thread,
                 directive: driven.directive,
                 get summarizer() {
@@ -247,39 +242,30 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           if (review.decision === "complete" || review.decision === "fail") {
             await fire("after_complete", { thread, status: review.decision }, thread);
           }
-          const full = bundle.omitted > 0 || bundle.overBudget;
-          // A thread hands off once it has taken two steps of its own (a restart keeps the count).
-          const due =
-            review.nextStep >= 2 &&
-            review.nextStep >= state.retryAtStep &&
-            (ratio >= options.continuation.triggerThreshold || full) &&
-            review.decision !== "cancel" &&
-            review.decision !== "limit";
-          if (!driven.handoff || !due) return undefined;
-          return handOffNow({
-            ...review,
-            tokensUsed,
-            ratio,
-            reason: full
-              ? `the context window is full (${bundle.omitted} older messages no longer fit)`
-              : `context pressure ${ratio.toFixed(2)} reached the trigger ${options.continuation.triggerThreshold}`,
+          const decided = afterStepDecision(handoffs.get(thread) ?? INITIAL_PRESSURE_STATE, {
+            pressure,
+            bundle,
+            nextStep: review.nextStep,
+            decision: review.decision,
+            trigger: options.continuation.triggerThreshold,
+            mayHandOff: driven.handoff,
           });
+          if (decided.kind === "none") return undefined;
+          return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
         },
         async beforeStep(review) {
           const { bundle } = review;
-          // A compile that must leave messages out would lose them: hand off first.
-          if (
-            !driven.handoff ||
-            review.nextStep === 0 ||
-            (bundle.omitted === 0 && !bundle.overBudget)
-          ) {
-            return undefined;
-          }
+          const decided = beforeStepDecision({
+            bundle,
+            nextStep: review.nextStep,
+            mayHandOff: driven.handoff,
+          });
+          if (decided.kind === "none") return undefined;
           return handOffNow({
             ...review,
             tokensUsed: bundle.tokens,
             ratio: round(bundle.tokens / window),
-            reason: `the context window is full (${bundle.omitted} older messages would not fit)`,
+            reason: decided.reason,
           });
         },
       };
@@ -288,9 +274,10 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         review: PreStepReview & { tokensUsed: number; ratio: number; reason: string },
       ) {
         const { thread, history, bundle } = review;
-        const state = handoffs.get(thread) ?? { attempt: 0, retryAtStep: 0 };
+        const before = handoffs.get(thread) ?? INITIAL_PRESSURE_STATE;
+        const attempt = before.attempt + 1;
+        const state = { attempt, retryAtStep: before.retryAtStep };
         handoffs.set(thread, state);
-        state.attempt += 1;
         const choice = options.summarizerFor(driven.directive);
         const { ceiling, maxSummaryTokens } = budgets(choice);
         const result = await handOff({
@@ -305,7 +292,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           reason: review.reason,
           summarizer: { name: choice.name, maxSummaryTokens },
           ceiling,
-          attempt: state.attempt,
+          attempt,
           maxAttempts: 3,
           fits: review.tokensUsed < driven.budget && bundle.omitted === 0 && !bundle.overBudget,
           nextStep: review.nextStep,
@@ -318,7 +305,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           ...(options.signer ? { signer: options.signer } : {}),
         });
         if (result.kind === "deferred") {
-          state.retryAtStep = result.retryAtStep;
+          handoffs.set(thread, afterHandoffAttempt(state, result));
           return undefined;
         }
         handoffs.delete(thread);
