@@ -64,6 +64,18 @@ export {
   summaryFromData,
 } from "./seed-messages.js";
 export {
+  type AfterStepInput,
+  afterHandoffAttempt,
+  afterStepDecision,
+  beforeStepDecision,
+  DEFAULT_PRESSURE_WINDOW,
+  INITIAL_PRESSURE_STATE,
+  type StepDecision,
+  type StepPressure,
+  stepPressure,
+  type ThreadPressureState,
+} from "./step-decision.js";
+export {
   type SelectSummarizerOptions,
   type SummarizerChoice,
   type SummarizerSource,
@@ -78,18 +90,6 @@ export {
   type SummaryWorker,
   type SummaryWorkerOptions,
 } from "./summary-worker.js";
-export {
-  type AfterStepInput,
-  afterHandoffAttempt,
-  afterStepDecision,
-  beforeStepDecision,
-  DEFAULT_PRESSURE_WINDOW,
-  INITIAL_PRESSURE_STATE,
-  type StepDecision,
-  type StepPressure,
-  stepPressure,
-  type ThreadPressureState,
-} from "./step-decision.js";
 export { selectTrailing, type TrailingSelection } from "./trailing.js";
 export {
   type RenderTranscriptOptions,
