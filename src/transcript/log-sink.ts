@@ -15,12 +15,6 @@ export interface LogSinkOptions {
   format: ProviderFormat;
   /** The sink's name in reports (default `log`). */
   name?: string;
-  /**
-   * Keep `message.completed` instead of appending it at `stop`: `complete()` appends it in one
-   * batch with what ends the step (`runModelStep` does, with `step.completed`), and `close()`
-   * leaves the deltas' appends for it to wait on.
-   */
-  holdCompleted?: boolean;
 }
 
 /**
@@ -32,7 +26,7 @@ export interface LogSinkOptions {
  *   for up to 50 ms. Appends are not awaited one by one. `flush()` appends what is buffered now:
  *   whoever appends other events of the step calls it first, so the log keeps stream order.
  * - `retry` → `provider.retrying` (critical); `stop` → `message.completed` (critical) with the
- *   message assembled from every part (or kept for `complete()`, with `holdCompleted`); `error` → `message.partial` (droppable, only when content
+ *   message assembled from every part; `error` → `message.partial` (droppable, only when content
  *   had arrived) and `message.failed` (critical), in one batch. `write` returns the promise of
  *   these critical appends, so a fan-out waits until they are durable.
  *
@@ -59,12 +53,6 @@ export interface LogStreamSink extends StreamSink {
   /** Appends the buffered deltas now (before appending other events of the step). */
   flush(): void;
   close(): Promise<void>;
-  /**
-   * With `holdCompleted`: appends the kept `message.completed` and `after` (what ends the step)
-   * in one critical batch, which carries the step's buffered deltas too, and waits for every
-   * append the sink made. Throws when the store fails.
-   */
-  complete(after: readonly NewEvent[]): Promise<void>;
 }
 
 class LogSink implements LogStreamSink {
@@ -83,8 +71,6 @@ class LogSink implements LogStreamSink {
   #timer: NodeJS.Immediate | undefined;
   #failure: unknown;
   #failed = false;
-  readonly #hold: boolean;
-  #held: NewEvent[] = [];
   readonly #onReject = (error: unknown): void => {
     if (!this.#failed) {
       this.#failed = true;
@@ -99,7 +85,6 @@ class LogSink implements LogStreamSink {
     this.#provider = options.provider;
     this.#stream = { kind: "step", id: options.step };
     this.#assembler = new MessageAssembler(options.format);
-    this.#hold = options.holdCompleted === true;
   }
 
   write(part: StreamPart): void | Promise<void> {
@@ -123,16 +108,14 @@ class LogSink implements LogStreamSink {
             error: toProviderErrorData(part.error),
           }),
         ]);
-      case "stop": {
+      case "stop":
         this.flush();
-        const completed = this.#event(
-          "message.completed",
-          toMessageData(this.#assembler.message(), this.#provider),
-        );
-        if (!this.#hold) return this.#critical([completed]);
-        this.#held.push(completed);
-        return;
-      }
+        return this.#critical([
+          this.#event(
+            "message.completed",
+            toMessageData(this.#assembler.message(), this.#provider),
+          ),
+        ]);
       case "error": {
         this.flush();
         const message = this.#assembler.message();
@@ -185,26 +168,10 @@ class LogSink implements LogStreamSink {
 
   async close(): Promise<void> {
     this.flush();
-    // Holding, the deltas' appends are awaited by `complete`, whose critical batch carries them:
-    // awaited here alone, droppable appends would wait out the store's batching delay.
-    if (this.#hold) {
-      if (this.#failed) throw this.#failure;
-      return;
-    }
     const pending = this.#pending;
     this.#pending = [];
     await Promise.all(pending);
     if (this.#failed) throw this.#failure;
-  }
-
-  async complete(after: readonly NewEvent[]): Promise<void> {
-    this.flush();
-    const pending = this.#pending;
-    this.#pending = [];
-    const held = this.#held;
-    this.#held = [];
-    await this.#store.appendBatch([...held, ...after]);
-    await Promise.all(pending);
   }
 
   // The hot path: deltas of one block arriving in one turn of the event loop (one network read)

@@ -100,16 +100,8 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
-  const log = createLogSink({
-    store,
-    continuity,
-    step,
-    provider: provider.name,
-    format: provider.format,
-    holdCompleted: true,
-  });
   const sinks: StreamSink[] = [
-    log,
+    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -124,8 +116,9 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   await fanout.close();
   const message = await returned.message();
 
-  // `message.completed` (held by the log sink), the sinks' reports and `step.completed`: one commit.
-  await log.complete([
+  // `message.completed` is durable (the log sink appended it at the stream's end, while other
+  // sinks and running actions went on); the sinks' reports and `step.completed` are one commit.
+  await store.appendBatch([
     ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
     {
       continuity,
