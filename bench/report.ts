@@ -1,5 +1,9 @@
 /** What a row's target bounds: the ratio to the baseline, or the absolute value. */
-export type Target = { minRatio: number } | { maxValue: number } | { minValue: number };
+export type Target =
+  | { minRatio: number }
+  | { maxRatio: number }
+  | { maxValue: number }
+  | { minValue: number };
 
 /** Units of a row; `ms` and `µs` are latencies (lower is better), the rest throughputs. */
 export type Unit = "events/s" | "tokens/s" | "MB/s" | "ms" | "µs";
@@ -43,6 +47,10 @@ function met(row: ResultRow): boolean | undefined {
     const r = ratio(row);
     return r === undefined ? undefined : r >= row.target.minRatio;
   }
+  if ("maxRatio" in row.target) {
+    const r = ratio(row);
+    return r === undefined ? undefined : r <= row.target.maxRatio;
+  }
   if ("minValue" in row.target) return row.spool >= row.target.minValue;
   return row.spool <= row.target.maxValue;
 }
@@ -62,6 +70,7 @@ function targetText(row: ResultRow): string {
       ? `≥ ${row.target.minRatio}× baseline`
       : `≥ ${Math.round(row.target.minRatio * 100)}% of baseline`;
   }
+  if ("maxRatio" in row.target) return `≤ ${row.target.maxRatio}× baseline`;
   if ("minValue" in row.target) return `≥ ${value(row.target.minValue, row.unit)}`;
   return `≤ ${value(row.target.maxValue, row.unit)}`;
 }

@@ -237,6 +237,8 @@ export async function measureRuntimeOverhead(
           unit: "µs",
           spool: found.perStep[k]!.overhead,
           ceiling: found.perStep[k]!.appends,
+          // Issue 14's target: a step costs at most 3× its critical appends alone (fast).
+          ...(durability === "fast" ? { target: { maxRatio: 3 } } : {}),
         });
       });
       rows.push({

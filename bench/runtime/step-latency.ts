@@ -156,6 +156,8 @@ export async function measureStepLatency(
             unit: "µs",
             spool: median(summaries.get(variant)![key].map((summary) => summary[stat])),
             ceiling: sdk,
+            // Issue 14's target: p50 within 2× the AI SDK's, in fast mode.
+            ...(stat === "p50" && variant.endsWith("fast") ? { target: { maxRatio: 2 } } : {}),
           });
         }
       }
