@@ -17,9 +17,9 @@ import type { StepScope } from "./agent-step.js";
 import type { LeaseOptions } from "./continuity-lease.js";
 import type { ContinuityState } from "./continuity-state.js";
 import type { PermissionCheck } from "./gated-executor.js";
-import type { RuntimeFeeds } from "./lane-feeds.js";
 import type { ReplayWorld } from "./replay-world.js";
 import type { RunObserver } from "./run-notice.js";
+import type { RuntimeFeeds } from "./session-feeds.js";
 
 /** A directive made runnable: what a thread of it needs. */
 export interface AgentSpec {

@@ -1,17 +1,8 @@
 import type { ActionCall } from "../actions/index.js";
 import { SpoolError } from "../spec/index.js";
-import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime.js";
-import type { ContinuityDriver } from "./continuity-driver.js";
-import type { Lane, RunLaneThread } from "./lane.js";
+import type { AgentSpec } from "./agent-runtime-types.js";
+import type { ContinuitySession } from "./continuity-session.js";
 import { ThreadHistory } from "./thread-history.js";
-
-/** What `createChildSpawner` needs of the runtime. */
-export interface ChildSpawnerOptions extends Pick<AgentRuntimeOptions, "store" | "agents"> {
-  /** The lane's continuity driver, whose hooks see the child start and return. */
-  driverOf: (continuity: string, lane: Lane) => ContinuityDriver;
-  /** Runs the child thread to its end. */
-  runThread: RunLaneThread;
-}
 
 /** The thread and step whose `agent` action spawns a child. */
 export interface ChildParent {
@@ -23,99 +14,97 @@ export interface ChildParent {
 }
 
 /**
- * Runs an `agent` action's directive as a child thread `<step>@<action>` of its parent and
- * resolves with the child's final response. A child past the parent's `maxSpawnDepth` (default
- * 3) is refused (`limit.reached`, then `limit.spawn-depth`); a child that does not complete logs
+ * Runs an `agent` action's directive as a child thread `<step>@<action>` of its parent, in the
+ * parent's session (whose driver's hooks see the child start and return), and resolves with the
+ * child's final response. A child past the parent's `maxSpawnDepth` (default 3) is refused
+ * (`limit.reached`, then `limit.spawn-depth`); a child that does not complete logs
  * `thread.failed` and rejects with its error. Either signal cancels the child.
  */
-export type ChildSpawner = (
-  continuity: string,
-  lane: Lane,
+export async function spawnChild(
+  session: ContinuitySession,
   parent: ChildParent,
   call: ActionCall,
   signal: AbortSignal,
-) => Promise<string>;
-
-/** Creates the spawner of the runtime's child threads (see `ChildSpawner`). */
-export function createChildSpawner(options: ChildSpawnerOptions): ChildSpawner {
-  const { store, driverOf, runThread } = options;
-  return async (continuity, current, parent, call, signal) => {
-    const spec = options.agents?.get(call.name);
-    if (!spec) throw new SpoolError("agent.unknown", `there is no directive "${call.name}"`);
-    const depth = parent.depth + 1;
-    const max = parent.spec.limits.maxSpawnDepth ?? 3;
-    if (depth > max) {
-      await store.append({
-        continuity,
-        stream: { kind: "thread", id: parent.thread },
-        type: "limit.reached",
-        data: { limit: "spawn_depth", value: depth, max },
-      });
-      throw new SpoolError(
-        "limit.spawn-depth",
-        `a child agent at depth ${depth} would pass the spawn limit of ${max}`,
-        { hint: "Do the work in this thread, or raise max_spawn_depth in the directive's limits" },
-      );
-    }
-    const thread = `${parent.step}@${call.actionId}`;
-    const started = await store.append({
+): Promise<string> {
+  const { store, agents } = session.shared.options;
+  const { continuity } = session;
+  const spec = agents?.get(call.name);
+  if (!spec) throw new SpoolError("agent.unknown", `there is no directive "${call.name}"`);
+  const depth = parent.depth + 1;
+  const max = parent.spec.limits.maxSpawnDepth ?? 3;
+  if (depth > max) {
+    await store.append({
       continuity,
-      stream: { kind: "thread", id: thread },
-      type: "thread.started",
-      data: {
-        directive: spec.directive,
-        chain_root: thread,
-        model: spec.model,
-        parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
-      },
+      stream: { kind: "thread", id: parent.thread },
+      type: "limit.reached",
+      data: { limit: "spawn_depth", value: depth, max },
     });
-    current.histories.set(thread, new ThreadHistory(thread, { after: started.seq - 1 }));
-    await driverOf(continuity, current).fire(
-      "thread.started",
-      { thread, directive: spec.directive, parent: parent.thread },
-      thread,
+    throw new SpoolError(
+      "limit.spawn-depth",
+      `a child agent at depth ${depth} would pass the spawn limit of ${max}`,
+      { hint: "Do the work in this thread, or raise max_spawn_depth in the directive's limits" },
     );
-    const both = AbortSignal.any([signal, call.signal]);
-    const result = await runThread(continuity, current, {
+  }
+  const thread = `${parent.step}@${call.actionId}`;
+  const started = await store.append({
+    continuity,
+    stream: { kind: "thread", id: thread },
+    type: "thread.started",
+    data: {
+      directive: spec.directive,
+      chain_root: thread,
+      model: spec.model,
+      parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
+    },
+  });
+  session.histories.set(thread, new ThreadHistory(thread, { after: started.seq - 1 }));
+  await session.driver.fire(
+    "thread.started",
+    { thread, directive: spec.directive, parent: parent.thread },
+    thread,
+  );
+  const both = AbortSignal.any([signal, call.signal]);
+  const result = await session
+    .runThread({
       thread,
       spec,
       depth,
       nextStep: 0,
       input: JSON.stringify(call.parameters),
       signal: both,
-    }).finally(() => current.histories.delete(thread));
-    const hooks = driverOf(continuity, current);
-    await hooks.fire(
-      "directive_return",
-      {
-        thread,
-        directive: spec.directive,
-        parent: parent.thread,
-        status: result.status,
-        ...(result.result !== undefined ? { result: result.result } : {}),
-      },
-      parent.thread,
-    );
-    if (result.status === "completed") {
-      await store.append({
-        continuity,
-        stream: { kind: "thread", id: thread },
-        type: "thread.completed",
-        data: result.result !== undefined ? { result: result.result } : {},
-      });
-      await hooks.fire("thread.completed", { thread, directive: spec.directive }, thread);
-      return result.result ?? "";
-    }
-    const error = result.error ?? {
-      code: `agent.${result.status}`,
-      message: `the child agent "${spec.directive}" ended ${result.status}`,
-    };
+    })
+    .finally(() => session.histories.delete(thread));
+  const hooks = session.driver;
+  await hooks.fire(
+    "directive_return",
+    {
+      thread,
+      directive: spec.directive,
+      parent: parent.thread,
+      status: result.status,
+      ...(result.result !== undefined ? { result: result.result } : {}),
+    },
+    parent.thread,
+  );
+  if (result.status === "completed") {
     await store.append({
       continuity,
       stream: { kind: "thread", id: thread },
-      type: "thread.failed",
-      data: error,
+      type: "thread.completed",
+      data: result.result !== undefined ? { result: result.result } : {},
     });
-    throw new SpoolError(error.code, error.message);
+    await hooks.fire("thread.completed", { thread, directive: spec.directive }, thread);
+    return result.result ?? "";
+  }
+  const error = result.error ?? {
+    code: `agent.${result.status}`,
+    message: `the child agent "${spec.directive}" ended ${result.status}`,
   };
+  await store.append({
+    continuity,
+    stream: { kind: "thread", id: thread },
+    type: "thread.failed",
+    data: error,
+  });
+  throw new SpoolError(error.code, error.message);
 }

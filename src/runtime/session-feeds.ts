@@ -23,8 +23,8 @@ export interface RuntimeFeeds {
   env?: Record<string, string | undefined>;
 }
 
-/** A lane's feeds: what a step's context shows of the world, and their shutdown. */
-export interface LaneFeeds {
+/** A session's feeds: what a step's context shows of the world, and their shutdown. */
+export interface SessionFeeds {
   /** The rendered feeds of `step` (refreshed as their policies say), or `undefined` for none. */
   read(step: string): Promise<string | undefined>;
   /** Stops the engine's timers. */
@@ -37,12 +37,12 @@ export interface LaneFeeds {
  * continuity's stream; each step reads the rendered snapshot. In replay, `recorded` serves each
  * step's feeds from the log instead (the world is not read again).
  */
-export function createLaneFeeds(options: {
+export function createSessionFeeds(options: {
   store: EventStore;
   continuity: string;
   feeds?: RuntimeFeeds;
   recorded?: (step: string) => string | undefined;
-}): LaneFeeds {
+}): SessionFeeds {
   const { store, continuity, feeds, recorded } = options;
   if (recorded) {
     return { read: async (step) => recorded(step), stop: async () => {} };

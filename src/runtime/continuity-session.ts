@@ -1,0 +1,393 @@
+import { SerialQueue, TaskSet } from "../actions/index.js";
+import type { SummarizerChoice, SummaryWorker } from "../continuity/index.js";
+import type { ContinuationConfig } from "../directives/index.js";
+import {
+  createTokenEstimator,
+  type ModelCatalogue,
+  type TokenEstimator,
+} from "../providers/index.js";
+import { runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
+import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime-types.js";
+import { notify } from "./agent-step.js";
+import type { ContinuityDriver } from "./continuity-driver.js";
+import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
+import { nativeTools } from "./native-tools.js";
+import { recordRunStop, recordThreadResumed } from "./run-stop.js";
+import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
+import { sessionExecutors } from "./session-executors.js";
+import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import { ThreadHistory } from "./thread-history.js";
+
+/** What every session of a runtime shares: its resolved options and its registry of turns. */
+export interface RuntimeShared {
+  /** The runtime's options (enclosed in the replay world, when replaying). */
+  options: AgentRuntimeOptions;
+  catalogue: ModelCatalogue;
+  /** `coordination.yaml`'s continuation settings, resolved. */
+  continuation: ContinuationConfig;
+  /** The summarizer of a directive. */
+  summarizerFor: (directive: string) => SummarizerChoice;
+  /** Every turn's run, by turn id: a turn found twice (in the log and by the follower) runs once. */
+  runs: Map<string, Promise<ThreadRunResult>>;
+}
+
+/** One run of a thread of a session. */
+export interface SessionRun {
+  thread: string;
+  spec: AgentSpec;
+  /** Spawn depth: 0 for the foreground thread, which alone gets the observer and the lifecycle. */
+  depth: number;
+  nextStep: number;
+  turn?: string;
+  input?: string;
+  resumed?: boolean;
+  signal: AbortSignal;
+  /** The estimator of this thread, when not the foreground's. */
+  estimator?: TokenEstimator;
+}
+
+/**
+ * The one owner of a continuity inside a runtime: what the runtime knows of it (state and thread
+ * histories, loaded from the log at first touch) and everything that acts on it. The foreground
+ * run, child agents, summarizers, hooks' directives and tools, and tasks all go through it: one
+ * chain of runs (one at a time), one serial queue for side effects, one task set, one continuity
+ * driver. Fields are explicit; the parts made on first use are getters.
+ */
+export class ContinuitySession {
+  readonly continuity: string;
+  readonly shared: RuntimeShared;
+  /** The runs of turns, one at a time: each waits for the one before. */
+  chain: Promise<unknown> = Promise.resolve();
+  /** Turns queued on the chain and not started. */
+  waiting = 0;
+  /** The foreground run going on, and how to cancel it. */
+  running: { controller: AbortController; thread: string } | undefined;
+  /** The continuity's state, folded from the log at first touch (and again at each resume). */
+  state: ContinuityState | undefined;
+  /** The foreground estimator, calibrated from this continuity's log alone (so replay agrees). */
+  estimator: TokenEstimator | undefined;
+  /** Thread histories, by thread id, caught up from the log before each step. */
+  readonly histories = new Map<string, ThreadHistory>();
+  /** Side effects of every thread and hook of the continuity, one at a time. */
+  readonly serial = new SerialQueue();
+  /** Its `fire_and_forget` actions, which outlive their step and run (see `TaskSet`). */
+  readonly tasks = new TaskSet();
+  /** Artifacts stored already (a step whose system prompt did not change stores none). */
+  readonly artifacts = new Set<string>();
+  #background: TokenEstimator | undefined;
+  #worker: SummaryWorker | undefined;
+  #driver: ContinuityDriver | undefined;
+  #feeds: SessionFeeds | undefined;
+
+  constructor(continuity: string, shared: RuntimeShared) {
+    this.continuity = continuity;
+    this.shared = shared;
+  }
+
+  /** The estimator of background threads (summarizers, hooks' directives). */
+  get background(): TokenEstimator {
+    this.#background ??= createTokenEstimator({ catalogue: this.shared.catalogue });
+    return this.#background;
+  }
+
+  /** The summary worker; its summarizers run as background threads of this session. */
+  get worker(): SummaryWorker {
+    this.#worker ??= createSessionWorker(this);
+    return this.#worker;
+  }
+
+  /** The continuity driver: pressure, hooks, summaries and handoffs. */
+  get driver(): ContinuityDriver {
+    this.#driver ??= createSessionDriver(this);
+    return this.#driver;
+  }
+
+  /** The foreground agent's context feeds. */
+  get feeds(): SessionFeeds {
+    const { options } = this.shared;
+    this.#feeds ??= createSessionFeeds({
+      store: options.store,
+      continuity: this.continuity,
+      ...(options.feeds ? { feeds: options.feeds } : {}),
+      ...(options.recordedFeeds ? { recorded: options.recordedFeeds } : {}),
+    });
+    return this.#feeds;
+  }
+
+  /**
+   * The continuity's state, folded from the log once (the worker and the driver learn their open
+   * work from the same read), with the estimators calibrated from it.
+   */
+  async loadState(): Promise<ContinuityState> {
+    if (!this.state) {
+      const { options, catalogue } = this.shared;
+      const { worker, driver } = this;
+      const loaded = await loadContinuityState(options.store, this.continuity, (event) => {
+        worker.observe(event);
+        driver.observe(event);
+      });
+      this.state ??= loaded.state;
+      this.estimator ??=
+        options.estimator ?? createTokenEstimator({ catalogue, calibration: loaded.calibration });
+      this.#background ??= createTokenEstimator({
+        catalogue,
+        calibration: loaded.backgroundCalibration,
+      });
+    }
+    return this.state;
+  }
+
+  /** The history of `thread`, read from the thread's first message on (not the continuity's). */
+  history(thread: string): ThreadHistory {
+    let history = this.histories.get(thread);
+    if (!history) {
+      const known = this.state?.threads.get(thread);
+      history = new ThreadHistory(thread, {
+        after: known ? Math.max(0, known.readFrom - 1) : 0,
+        ...(this.state ? { pinned: this.state.pinned } : {}),
+      });
+      this.histories.set(thread, history);
+    }
+    return history;
+  }
+
+  /** A handoff continued `from` into `to`: the foreground moves onto the continuation. */
+  continued(from: string, to: string, history: ThreadHistory): void {
+    const { state } = this;
+    this.histories.set(to, history);
+    this.histories.delete(from);
+    if (!state) return;
+    const old = state.threads.get(from);
+    if (old) old.ended = "thread.continued";
+    state.threads.set(to, {
+      id: to,
+      directive: old?.directive ?? this.shared.options.agent.directive,
+      startSeq: history.lastSeq + 1,
+      readFrom: history.lastSeq + 1,
+      nextStep: 0,
+    });
+    state.foreground = to;
+  }
+
+  /** Runs a thread of this continuity to its end (the foreground, a child, a summarizer). */
+  runThread(run: SessionRun): Promise<ThreadRunResult> {
+    const { options, catalogue, continuation } = this.shared;
+    const { spec } = run;
+    const info = catalogue.lookup(spec.model);
+    return runThreadLoop({
+      store: options.store,
+      continuity: this.continuity,
+      thread: run.thread,
+      directive: spec.directive,
+      model: spec.model,
+      provider: options.provider,
+      system: buildSystemPrompt({
+        directive: spec.directive,
+        instructions: spec.instructions,
+        tools:
+          spec.toolsText ??
+          spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
+      }),
+      history: this.history(run.thread),
+      ...(spec.nativeTools !== false && spec.tools.length > 0
+        ? { nativeTools: nativeTools(spec.tools) }
+        : {}),
+      executors: sessionExecutors(this, run.thread, spec, run.depth, run.signal),
+      limits: spec.limits,
+      catalogue,
+      estimator:
+        run.estimator ?? this.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
+      nextStep: run.nextStep,
+      knownArtifacts: this.artifacts,
+      tasks: this.tasks,
+      ...(run.turn ? { turn: run.turn } : {}),
+      ...(run.input !== undefined ? { input: run.input } : {}),
+      ...(run.resumed ? { resumed: true } : {}),
+      ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.observer && run.depth === 0 ? { observer: options.observer } : {}),
+      signal: run.signal,
+      ...(options.random ? { random: options.random } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(run.depth === 0
+        ? {
+            lifecycle: this.driver.lifecycle({
+              directive: spec.directive,
+              model: spec.model,
+              ...(spec.manifest !== undefined ? { agent: spec.manifest } : {}),
+              ...(info ? { info } : {}),
+              budget: inputBudget(catalogue, spec.model),
+              handoff: true,
+            }),
+            summaryTokens: continuation.summaryMaxTokens,
+            feeds: (step: string) => this.feeds.read(step),
+          }
+        : {}),
+    });
+  }
+
+  /**
+   * Runs the foreground agent as `thread`, `run` telling where it starts, with the session's
+   * `running` set for `cancel`; the thread it ended in goes on from its next step, and a run that
+   * stopped short suspends or cancels its thread.
+   */
+  async runForeground(
+    run: Omit<SessionRun, "spec" | "depth" | "signal">,
+  ): Promise<ThreadRunResult> {
+    const controller = new AbortController();
+    this.running = { controller, thread: run.thread };
+    try {
+      const result = await this.runThread({
+        ...run,
+        spec: this.shared.options.agent,
+        depth: 0,
+        signal: controller.signal,
+      });
+      // The thread the run ended in (a continuation, after a handoff) goes on from its next step.
+      const ended = this.state?.threads.get(result.thread);
+      if (ended) ended.nextStep = result.nextStep;
+      await this.stopped(result, controller.signal);
+      return result;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** Runs `turn` on the foreground thread now, starting a thread when there is none to go on. */
+  async runTurnNow(turn: string): Promise<ThreadRunResult> {
+    const { options } = this.shared;
+    const { store, agent } = options;
+    const state = await this.loadState();
+    let thread = state.foreground;
+    if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
+      const previous = thread !== undefined ? this.histories.get(thread) : undefined;
+      thread = `th-${turn}`;
+      this.histories.set(
+        thread,
+        previous
+          ? previous.successor(thread)
+          : new ThreadHistory(thread, {
+              after: Math.max(0, (state.turnSeqs.get(turn) ?? 1) - 1),
+              pinned: state.pinned,
+            }),
+      );
+      await store.append({
+        continuity: this.continuity,
+        stream: { kind: "thread", id: thread },
+        type: "thread.started",
+        data: {
+          directive: agent.directive,
+          chain_root: thread,
+          model: agent.model,
+          turn,
+          ...(agent.manifest !== undefined ? { agent: agent.manifest } : {}),
+        },
+      });
+      state.threads.set(thread, {
+        id: thread,
+        directive: agent.directive,
+        startSeq: 0,
+        readFrom: 0,
+        nextStep: 0,
+      });
+      state.foreground = thread;
+      await this.driver.fire("thread.started", { thread, directive: agent.directive }, thread);
+    }
+    const info = state.threads.get(thread)!;
+    await recordThreadResumed(store, this.continuity, info, turn);
+    return this.runForeground({ thread, nextStep: info.nextStep, turn });
+  }
+
+  /** A foreground run that stopped short suspends or cancels its thread (hooks may answer). */
+  stopped(result: Pick<ThreadRunResult, "thread" | "status">, signal?: AbortSignal): Promise<void> {
+    const thread = this.state?.threads.get(result.thread);
+    return recordRunStop({
+      store: this.shared.options.store,
+      continuity: this.continuity,
+      driver: this.driver,
+      directive: this.shared.options.agent.directive,
+      result,
+      ...(signal ? { signal } : {}),
+      ...(thread ? { thread } : {}),
+    });
+  }
+
+  /** Puts the run of `turn` on the chain (once: a turn known already gives its run). */
+  enqueue(turn: string): Promise<ThreadRunResult> {
+    const { runs } = this.shared;
+    const known = runs.get(turn);
+    if (known !== undefined) return known;
+    this.waiting += 1;
+    const result = this.chain.then(async () => {
+      this.waiting -= 1;
+      return this.runTurnNow(turn);
+    });
+    this.chain = result.catch(() => undefined);
+    runs.set(turn, result);
+    return result;
+  }
+
+  /**
+   * Runs a turn already appended: now when nothing runs, else queued behind the running run
+   * (`turn.queued`) or interrupting it (`concurrency: "interrupt"`).
+   */
+  async accept(turn: string): Promise<ThreadRunResult> {
+    const { options, runs } = this.shared;
+    const known = runs.get(turn);
+    if (known !== undefined) return known;
+    if (this.running) {
+      if (options.concurrency === "interrupt") {
+        this.running.controller.abort(`interrupted by a new turn (${turn})`);
+      } else {
+        // Queued before the event is logged: a turn accepted while this one's event is being
+        // written counts it, as it would a moment later (replay accepts turns back to back).
+        const position = this.waiting + 1;
+        const { thread } = this.running;
+        const queued = this.enqueue(turn);
+        await options.store.append({
+          continuity: this.continuity,
+          type: "turn.queued",
+          data: { turn, behind: thread, position },
+        });
+        notify(options.observer, { type: "queued", turn, position });
+        return queued;
+      }
+    }
+    return this.enqueue(turn);
+  }
+
+  /** Puts `work` on the chain of runs and resolves with its result. */
+  onChain<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(work);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Cancels the running foreground run's step (its actions are cancelled, logged). */
+  cancel(reason: string): void {
+    this.running?.controller.abort(reason);
+  }
+
+  /** Resolves once no run is going or queued, no task and no background work running. */
+  async settled(): Promise<void> {
+    while (true) {
+      const chain = this.chain;
+      await chain;
+      await this.#worker?.idle();
+      await this.#driver?.idle();
+      await this.tasks.settled();
+      if (this.chain === chain) return;
+    }
+  }
+
+  /**
+   * Stops the session: cancels its run and its tasks, lets background work (summaries, hooks'
+   * actions: each bounded by its timeout) finish, and stops its feeds.
+   */
+  async close(reason: string): Promise<void> {
+    this.cancel(reason);
+    await this.tasks.cancel(reason);
+    await this.settled();
+    await this.#feeds?.stop();
+  }
+}

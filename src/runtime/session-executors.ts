@@ -1,0 +1,119 @@
+import {
+  type ActionExecutor,
+  type CheckedActionExecutor,
+  createInternalExecutor,
+  createStoreActionLog,
+  createToolExecutor,
+  createToolRegistry,
+  createVariableStore,
+  internalActionTable,
+  internalVariableActions,
+} from "../actions/index.js";
+import type { AgentSpec } from "./agent-runtime-types.js";
+import type { ExecutorFactory, StepScope } from "./agent-step.js";
+import { createAgentExecutor, createLlmExecutor } from "./child-executors.js";
+import { spawnChild } from "./child-threads.js";
+import { continuityActions } from "./continuity-actions.js";
+import type { ContinuitySession } from "./continuity-session.js";
+import { gateExecutor } from "./gated-executor.js";
+
+/**
+ * The executors of the steps of one run of `thread` (of `spec`, at spawn depth `depth`): every
+ * kind of action a step may dispatch (tool, llm, the runtime's own, internal, agent), each gated
+ * by the spec's permission check and the session's serial queue for side effects, and routed
+ * through the runtime's `intercept` (replay) when it has one. What does not change from step to
+ * step (the tool registry, the internal action table) is made once per run.
+ */
+export function sessionExecutors(
+  session: ContinuitySession,
+  thread: string,
+  spec: AgentSpec,
+  depth: number,
+  signal: AbortSignal,
+): ExecutorFactory {
+  const { options } = session.shared;
+  const registry = createToolRegistry(spec.tools);
+  const sideEffects = (name: string) => registry.get(name)?.sideEffects === true;
+  const gate = (executor: ActionExecutor | CheckedActionExecutor) =>
+    gateExecutor(executor, {
+      permits: spec.permits,
+      directive: spec.directive,
+      sideEffects: executor.type === "tool" ? sideEffects : () => executor.type === "relic",
+      serial: session.serial,
+    });
+  const internal = internalActionTable(
+    [
+      ...internalVariableActions(),
+      ...continuityActions({ store: options.store, continuity: session.continuity, thread }),
+      ...(options.internalActions ?? []),
+    ],
+    options.internalActionsPolicy,
+  );
+  const fixed = [
+    gate(createToolExecutor(registry)),
+    gate(createLlmExecutor({ provider: options.provider, model: options.fastModel ?? spec.model })),
+    ...(options.executors ?? []).map(gate),
+  ];
+  const intercept = (executor: CheckedActionExecutor, step: string) =>
+    intercepted(session, executor, step);
+  return (scope: StepScope) => [
+    ...(options.intercept ? fixed.map((executor) => intercept(executor, scope.step)) : fixed),
+    ...(options.stepExecutors?.(scope) ?? []).map((executor) =>
+      options.intercept ? intercept(gate(executor), scope.step) : gate(executor),
+    ),
+    createInternalExecutor({ actions: internal, variables: scope.variables, log: scope.log }),
+    gate(
+      createAgentExecutor({
+        has: (name) => options.agents?.get(name) !== undefined,
+        names: () => options.agents?.names() ?? [],
+        spawn: (call) =>
+          spawnChild(session, { thread, step: scope.step, depth, spec }, call, signal),
+      }),
+    ),
+  ];
+}
+
+/** The foreground agent's tool executor for `step` of `thread` (gated, serialized, intercepted). */
+export function sessionToolExecutor(
+  session: ContinuitySession,
+  thread: string,
+  step: string,
+): CheckedActionExecutor {
+  const log = createStoreActionLog({
+    store: session.shared.options.store,
+    continuity: session.continuity,
+    step,
+  });
+  const executors = sessionExecutors(
+    session,
+    thread,
+    session.shared.options.agent,
+    0,
+    new AbortController().signal,
+  )({ step, log, variables: createVariableStore() });
+  return executors.find((executor) => executor.type === "tool")! as CheckedActionExecutor;
+}
+
+/** `executor` with each call offered to the runtime's `intercept` first (replay answers there). */
+function intercepted(
+  session: ContinuitySession,
+  executor: CheckedActionExecutor,
+  step: string,
+): CheckedActionExecutor {
+  const { intercept } = session.shared.options;
+  return {
+    ...executor,
+    // Not `{ ...call }`: an attempt's `signal` and `progress` live on its class, not on the object.
+    execute: (call) =>
+      intercept?.({
+        actionId: call.actionId,
+        type: call.type,
+        name: call.name,
+        parameters: call.parameters,
+        attempt: call.attempt,
+        signal: call.signal,
+        progress: (data) => call.progress(data),
+        step,
+      }) ?? executor.execute(call),
+  };
+}
