@@ -31,6 +31,7 @@ const LAYERS = [
   "telemetry",
   "runtime",
   "replay",
+  "replay",
   "app",
   "server",
   "cli",

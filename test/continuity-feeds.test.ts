@@ -3,7 +3,7 @@ import { z } from "zod";
 import { createToolExecutor, createToolRegistry, defineTool } from "../src/actions/index.js";
 import { parseFeedManifest } from "../src/feeds/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
-import { replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { EventData } from "../src/spec/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";
 import { readAll, useTempStore } from "./support/transcripts.js";

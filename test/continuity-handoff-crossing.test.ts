@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { ProviderMessage } from "../src/providers/provider.js";
-import { replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { EventData } from "../src/spec/index.js";
 import {
   longRunAgent,

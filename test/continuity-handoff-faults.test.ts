@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { AgentRuntime } from "../src/runtime/index.js";
-import { replayContinuity } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import {
   filler,

@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { EventStore } from "../src/log/index.js";
-import { replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { EventData } from "../src/spec/index.js";
 import {
   longRunAgent,

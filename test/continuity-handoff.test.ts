@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { verifyChain } from "../src/log/verify-chain.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { ProviderRequest } from "../src/providers/provider.js";
-import { replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { EventData } from "../src/spec/index.js";
 import {
   filler,

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import { type HookEntry, layerHooks, parseHookFile } from "../src/hooks/index.js";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import { builtinHooks } from "../src/runtime/builtin-hooks.js";
-import { replayContinuity } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import {
   filler,

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { ProviderRequest } from "../src/providers/provider.js";
-import { replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import type { EventData } from "../src/spec/index.js";
 import { verifyCheckpoints } from "../src/transcript/checkpoint-verify.js";
 import { signerFromPem } from "../src/transcript/signing.js";

@@ -7,12 +7,9 @@ import { type AnyTool, defineTool } from "../src/actions/index.js";
 import { type HookEntry, layerHooks, parseHookFile } from "../src/hooks/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider, type Provider } from "../src/providers/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import { builtinHooks } from "../src/runtime/builtin-hooks.js";
-import {
-  type AgentRuntimeOptions,
-  type AgentSpec,
-  replayContinuity,
-} from "../src/runtime/index.js";
+import type { AgentRuntimeOptions, AgentSpec } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import { builtinTools } from "../src/tools/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";

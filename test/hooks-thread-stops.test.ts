@@ -3,12 +3,9 @@ import { z } from "zod";
 import { type AnyTool, defineTool } from "../src/actions/index.js";
 import { type HookEntry, layerHooks, parseHookFile } from "../src/hooks/index.js";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
+import { replayContinuity } from "../src/replay/index.js";
 import { builtinHooks } from "../src/runtime/builtin-hooks.js";
-import {
-  type AgentRuntime,
-  type AgentRuntimeOptions,
-  replayContinuity,
-} from "../src/runtime/index.js";
+import type { AgentRuntime, AgentRuntimeOptions } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";
 import { readAll, useTempStore } from "./support/transcripts.js";

@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
-import { createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
+import { createAgentRuntime } from "../src/runtime/index.js";
 import { agentSpec } from "./support/runtime-e2e.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 

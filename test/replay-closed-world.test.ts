@@ -12,11 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
-import {
-  type AgentRuntimeOptions,
-  createReplayWorld,
-  ReplayOutsideCallError,
-} from "../src/runtime/index.js";
+import { createReplayWorld, ReplayOutsideCallError } from "../src/replay/index.js";
+import type { AgentRuntimeOptions } from "../src/runtime/index.js";
 import { runSpool } from "./support/cli.js";
 import { createWorkspace, type Workspace } from "./support/cli-e2e.js";
 import {

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider, type ScriptedTurn } from "../src/providers/index.js";
-import { type AgentSpec, createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
+import { type AgentSpec, createAgentRuntime } from "../src/runtime/index.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const continuity = "home";

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { defineTool } from "../src/actions/index.js";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
-import { type AgentSpec, createAgentRuntime, replayContinuity } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
+import { type AgentSpec, createAgentRuntime } from "../src/runtime/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { readAll, tempStore, useTempStore } from "./support/transcripts.js";
 

@@ -17,7 +17,6 @@ import type { StepScope } from "./agent-step.js";
 import type { LeaseOptions } from "./continuity-lease.js";
 import type { ContinuityState } from "./continuity-state.js";
 import type { PermissionCheck } from "./gated-executor.js";
-import type { ReplayWorld } from "./replay-world.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RuntimeFeeds } from "./session-feeds.js";
 
@@ -97,7 +96,7 @@ export interface AgentRuntimeOptions {
    * clock and action results are the world's (`ReplayWorld.enclose`), so it reaches nothing
    * outside the log; whatever it would reach throws `replay.outside-call`.
    */
-  world?: ReplayWorld;
+  world?: RuntimeWorld;
   /**
    * One owner per continuity: with it, the runtime takes a continuity's lease before it runs
    * anything there (`submit`, `accept`, `runTurn`, `resume` reject with `ContinuityLiveError`
@@ -163,4 +162,13 @@ export interface AgentRuntime {
    * let tasks finish instead.
    */
   close(): Promise<void>;
+}
+
+/**
+ * A world a runtime runs enclosed in: it rewrites the runtime's options so every way out (the
+ * provider, tools, relics, feeds, the clock) goes through it. Replay's closed world
+ * (`createReplayWorld` in `src/replay/`) is one.
+ */
+export interface RuntimeWorld {
+  enclose(options: AgentRuntimeOptions): AgentRuntimeOptions;
 }

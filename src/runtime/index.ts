@@ -14,7 +14,6 @@ export {
   type ThreadRunOptions,
   type ThreadRunResult,
 } from "./agent-loop.js";
-export type { InterceptedCall } from "./agent-runtime.js";
 export {
   type AgentRuntime,
   type AgentRuntimeOptions,
@@ -22,6 +21,7 @@ export {
   createAgentRuntime,
   type TurnInput,
 } from "./agent-runtime.js";
+export type { InterceptedCall, RuntimeWorld } from "./agent-runtime-types.js";
 export {
   type AgentStepOptions,
   type AgentStepResult,
@@ -55,30 +55,6 @@ export {
   type PermissionCheck,
 } from "./gated-executor.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
-export { type ReplayOptions, type ReplayReport, replayContinuity } from "./replay.js";
-export {
-  comparable,
-  isCompared,
-  isInput,
-  LaneMatcher,
-  laneOf,
-  type ReplayDifference,
-  UNCOMPARED_TYPES,
-} from "./replay-compare.js";
-export { createReplayProvider, messageParts } from "./replay-provider.js";
-export {
-  createReplayWorld,
-  type OutsideCall,
-  ReplayOutsideCallError,
-  type ReplayWorld,
-  type ReplayWorldParts,
-} from "./replay-world.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
 export { type HistoryMessage, ThreadHistory } from "./thread-history.js";
-export {
-  createVerifyingStore,
-  type SettleOutcome,
-  type VerifyingStore,
-  type VerifyingStoreOptions,
-} from "./verifying-store.js";

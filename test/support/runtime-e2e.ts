@@ -2,12 +2,8 @@ import { expect } from "vitest";
 import { z } from "zod";
 import { type AnyTool, defineTool } from "../../src/actions/index.js";
 import type { EventStore } from "../../src/log/index.js";
-import {
-  type AgentSpec,
-  createAgentRuntime,
-  type ReplayReport,
-  replayContinuity,
-} from "../../src/runtime/index.js";
+import { type ReplayReport, replayContinuity } from "../../src/replay/index.js";
+import { type AgentSpec, createAgentRuntime } from "../../src/runtime/index.js";
 import type { SpoolEvent } from "../../src/spec/index.js";
 import type { ReceivedRequest } from "./replay-server.js";
 import { fixtureBytes } from "./replay-server.js";

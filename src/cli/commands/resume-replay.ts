@@ -1,4 +1,5 @@
-import { ContinuityLiveError, replayContinuity } from "../../runtime/index.js";
+import { replayContinuity } from "../../replay/index.js";
+import { ContinuityLiveError } from "../../runtime/index.js";
 import type { SpoolEvent } from "../../spec/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {

@@ -1,5 +1,5 @@
+import { isBackgroundThread } from "../runtime/index.js";
 import type { SpoolEvent } from "../spec/index.js";
-import { isBackgroundThread } from "./continuity-state.js";
 
 /** Where the log shows a run cancelled from outside (Ctrl-C, `runtime.cancel`, a close). */
 export interface CancelPoint {

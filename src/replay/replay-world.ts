@@ -1,7 +1,7 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
 import type { Provider } from "../providers/index.js";
+import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "../runtime/index.js";
 import { SpoolError } from "../spec/index.js";
-import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "./agent-runtime.js";
 
 /** What a replayed runtime tried to reach outside its log. */
 export interface OutsideCall {
