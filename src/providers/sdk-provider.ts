@@ -5,6 +5,9 @@ import type { Provider, ProviderRequest, StreamOptions } from "./provider.js";
 import { ProviderError, type ProviderErrorInfo } from "./provider-error.js";
 import type { ProviderFormat, StreamPart } from "./stream-part.js";
 
+/** The reason a stream's request is aborted with once the stream has ended (its cleanup). */
+const STREAM_ENDED = "the stream ended";
+
 /**
  * What an adapter supplies: how to send a request with its SDK, and how to turn the SDK's
  * events into stream parts. Everything else (retries, idle timeout, cancellation, errors) is
@@ -121,7 +124,8 @@ async function* runStream<E>(
     } finally {
       idle.disarm();
       outer?.removeEventListener("abort", onAbort);
-      if (!controller.signal.aborted) controller.abort();
+      // A reason given: a bare `abort()` builds a DOMException (and its stack) on every stream.
+      if (!controller.signal.aborted) controller.abort(STREAM_ENDED);
     }
     if (produced || !failure.retryable || outer?.aborted) {
       yield { type: "error", error: failure };
