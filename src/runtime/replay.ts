@@ -178,7 +178,10 @@ async function replayInto(
 
   let boundaryIndex = 0;
   const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
-  let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
+  const restartAt = () => boundaries[boundaryIndex]?.seq;
+  const verifyingStore = () =>
+    createVerifyingStore({ scratch, matcher, crashAhead, restartAt, holdAfter });
+  let verifying: VerifyingStore = verifyingStore();
   let runtime = options.makeRuntime(parts());
 
   const release = sealFetch(world);
@@ -253,7 +256,7 @@ async function replayInto(
       await scratch.flush();
       boundaryIndex += 1;
       recoveries += 1;
-      verifying = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
+      verifying = verifyingStore();
       runtime = options.makeRuntime(parts());
       void runtime.resume(continuity).catch(() => {});
     }
