@@ -33,6 +33,7 @@ import { createLaneContinuity, inputBudget } from "./lane-continuity.js";
 import { createLaneFeeds } from "./lane-feeds.js";
 import { nativeTools } from "./native-tools.js";
 import { recoverRun } from "./recovery.js";
+import { closeInterruptedChild, startRecovery } from "./recovery-start.js";
 import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { runSingleAction } from "./single-action.js";
 import { buildSystemPrompt } from "./system-prompt.js";
@@ -300,6 +301,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
   };
 
   const runTurnNow = async (continuity: string, current: Lane, turn: string) => {
+    current.takenUp = true;
     const state = await stateOf(continuity, current);
     let thread = state.foreground;
     if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
@@ -396,33 +398,28 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
   };
 
   const resumeNow = async (continuity: string, current: Lane): Promise<ThreadRunResult[]> => {
+    const takingUp = !current.takenUp;
+    current.takenUp = true;
     current.state = undefined;
     const state = await stateOf(continuity, current);
     const results: ThreadRunResult[] = [];
-    // Runs a crash cut off, and handoffs it cut off (the next step hands off again, into the
-    // same continuation id: never a second continuation).
-    const open = [...state.threads.values()]
-      .filter((thread) => thread.openRun || thread.pendingHandoff)
-      .map((thread) => thread.id);
     const tasks = [...state.openTasks.keys()].filter((stream) => !current.tasks.running(stream));
     const driver = driverOf(continuity, current);
-    if (open.length > 0 || tasks.length > 0 || driver.interruptedHookActions().length > 0) {
-      await store.append({
-        continuity,
-        type: "recovery.started",
-        data: {
-          open_runs: open,
-          waiting_turns: state.waitingTurns.length,
-          ...(tasks.length > 0 ? { open_tasks: tasks } : {}),
-        },
-      });
-    }
+    // Runs and handoffs a crash cut off (a handoff is done again, into the same continuation id).
+    await startRecovery({
+      store,
+      continuity,
+      state,
+      takingUp,
+      tasks,
+      hookActions: driver.interruptedHookActions(),
+    });
     await interruptTasks(store, continuity, state, tasks);
     await driver.recoverHookActions();
     for (const thread of state.threads.values()) {
       if (!thread.openRun) continue;
       if (thread.parent) {
-        await closeInterruptedChild(continuity, thread.id);
+        await closeInterruptedChild(store, continuity, thread.id);
         delete thread.openRun;
         continue;
       }
@@ -490,21 +487,6 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       results.push(await run);
     }
     return results;
-  };
-
-  const closeInterruptedChild = async (continuity: string, thread: string) => {
-    const stream = { kind: "thread" as const, id: thread };
-    const error = {
-      code: "run.interrupted",
-      message: "a restart cut this child agent off; its parent action is reported as interrupted",
-    };
-    await store.append({
-      continuity,
-      stream,
-      type: "run.completed",
-      data: { status: "cancelled", steps: 0, error, usage: toUsageData(emptyUsage()), cost_usd: 0 },
-    });
-    await store.append({ continuity, stream, type: "thread.failed", data: error });
   };
 
   /** Queues (or lets interrupt) the run of a turn already appended. */

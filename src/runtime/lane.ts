@@ -32,6 +32,11 @@ export interface Lane {
   artifacts: Set<string>;
   /** The foreground agent's context feeds, made on first use. */
   feeds?: LaneFeeds;
+  /**
+   * This runtime has taken the continuity up (resumed it or run a turn on it). A `resume` that
+   * takes up a continuity another runtime ran logs that restart (`recovery.started`).
+   */
+  takenUp: boolean;
 }
 
 /** A new lane: nothing loaded, nothing running or queued. */
@@ -43,6 +48,7 @@ export function createLane(): Lane {
     waiting: 0,
     serial: new SerialQueue(),
     tasks: new TaskSet(),
+    takenUp: false,
   };
 }
 

@@ -46,7 +46,10 @@ export interface ReplayReport {
    * came from (its text was never logged whole).
    */
   taken: number;
-  /** Crashes re-enacted (each `recovery.started`). */
+  /**
+   * Restarts re-enacted (each `recovery.started`): a crash, or a runtime that took the
+   * continuity up after another one closed.
+   */
   recoveries: number;
   /** Cancels from outside (Ctrl-C) re-enacted where the log shows their first consequence. */
   cancels: number;
@@ -63,9 +66,10 @@ export interface ReplayReport {
  * like the original runs them with every model call answered from the log (matched by the
  * compiled context's digest) and every tool, llm, relic and workflow result taken from the log,
  * so nothing external is called, and every decision is re-derived and compared, lane by lane,
- * with the logged one. A crash is re-enacted where the log shows recovery began: the replayed
- * runtime is stopped there and a fresh one recovers, as the original did; a cancel (Ctrl-C)
- * where its first consequence was logged. The runtime runs in a closed world (`ReplayWorld`)
+ * with the logged one. A restart (a crash, or a runtime that took the continuity up after
+ * another) is re-enacted where the log shows recovery began: the replayed runtime is stopped
+ * there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
+ * consequence was logged. The runtime runs in a closed world (`ReplayWorld`)
  * and `fetch` throws while replay runs: whatever it reaches outside is reported. Resolves with
  * the first difference, or `identical`.
  */
