@@ -405,7 +405,8 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     const results: ThreadRunResult[] = [];
     const tasks = [...state.openTasks.keys()].filter((stream) => !current.tasks.running(stream));
     const driver = driverOf(continuity, current);
-    // Runs and handoffs a crash cut off (a handoff is done again, into the same continuation id).
+    // The restart and what it found open are logged before anything is recovered; a cut-off
+    // handoff is done again by the next step, into the same continuation id.
     await startRecovery({
       store,
       continuity,

@@ -69,9 +69,9 @@ export interface ReplayReport {
  * with the logged one. A restart (a crash, or a runtime that took the continuity up after
  * another) is re-enacted where the log shows recovery began: the replayed runtime is stopped
  * there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
- * consequence was logged. The runtime runs in a closed world (`ReplayWorld`)
- * and `fetch` throws while replay runs: whatever it reaches outside is reported. Resolves with
- * the first difference, or `identical`.
+ * consequence was logged. The runtime runs in a closed world (`ReplayWorld`) and `fetch` throws
+ * while replay runs: whatever it reaches outside is reported. Resolves with the first
+ * difference, or `identical`.
  */
 export async function replayContinuity(options: ReplayOptions): Promise<ReplayReport> {
   const { source, continuity } = options;
