@@ -98,7 +98,9 @@ describe.skipIf(!hasScript)(
 
       const replay = await inspect(["replay", "chat", "--verify"]);
       expect(replay.stderr).toBe("");
-      expect(replay.stdout).toMatch(/^identical: \d+ decisions re-derived of \d+ events\n$/);
+      expect(replay.stdout).toMatch(
+        /^identical: \d+ decisions re-derived of \d+ events, 1 restart re-enacted\n$/,
+      );
       expect(replay.code).toBe(0);
 
       const verified = await inspect(["verify", "chat"]);

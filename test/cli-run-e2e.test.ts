@@ -197,7 +197,7 @@ Say "again" and never finish.
     if (existsSync(file)) expect(readFileSync(file, "utf8")).toBe(content);
 
     const replay = await inProcess(["replay", "crash", "--verify"]);
-    expect(replay.stdout).toMatch(/^identical: .*, 1 crash re-enacted/);
+    expect(replay.stdout).toMatch(/^identical: .*, 1 restart re-enacted/);
     expect(replay.code).toBe(0);
   });
 

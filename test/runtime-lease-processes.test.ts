@@ -306,7 +306,7 @@ describe.each(["sqlite", "postgres"] as const)(
           }
           expectOneCompletionPerRun(events);
           expect(eventsOf(events, "run.completed").at(-1)?.data.status).toBe("completed");
-          expect(await replayVerify(s)).toMatch(/^identical: .*1 crash re-enacted/);
+          expect(await replayVerify(s)).toMatch(/^identical: .*1 restart re-enacted/);
         } finally {
           await s.close();
         }

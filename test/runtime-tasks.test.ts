@@ -180,7 +180,7 @@ describe("tasks outlive their step and run", () => {
       "action.interrupted",
     ]);
     expect(lifecycle.at(-1)!.data).toMatchObject({ dispatched: true, rerun: false });
-    // A second restart finds nothing left to recover.
+    // A second restart logs that it took the continuity up, and finds nothing left to recover.
     const again = createAgentRuntime({
       store: temp.store,
       provider: createScriptedProvider({ model: "claude-sonnet-4-5", script: [] }),
@@ -188,8 +188,11 @@ describe("tasks outlive their step and run", () => {
     });
     await again.resume(continuity);
     await again.close();
-    expect((await readAll(temp.store, continuity)).length).toBe(events.length);
-    // Replay re-enacts the crash at `recovery.started` and re-derives the interruption.
+    const added = (await readAll(temp.store, continuity)).slice(events.length);
+    expect(added.map((event) => [event.type, event.data])).toEqual([
+      ["recovery.started", { open_runs: [], waiting_turns: 0 }],
+    ]);
+    // Replay re-enacts each restart at its `recovery.started` and re-derives the interruption.
     expect(await replayed(temp.store, work.tool)).toBeUndefined();
   });
 });

@@ -143,14 +143,28 @@ export class LaneMatcher {
     return this.#matched;
   }
 
-  /** Matches a derived event; returns the difference when it does not match. */
-  offer(event: { type: string; stream: StreamRef; data: unknown }): ReplayDifference | undefined {
+  /**
+   * Matches a derived event; returns the difference when it does not match. A logged event at
+   * `before` or later is not matched (replay passes the seq of the restart ahead: what a runtime
+   * derives before a restart can only be what the log has before it).
+   */
+  offer(
+    event: { type: string; stream: StreamRef; data: unknown },
+    before = Number.POSITIVE_INFINITY,
+  ): ReplayDifference | undefined {
     const lane = laneOf(event);
     const list = this.#lanes.get(lane);
     const head = this.#heads.get(lane) ?? 0;
     const expected = list?.[head];
     if (expected === undefined) {
       return { actual: event, reason: "replay derived an event the log does not have" };
+    }
+    if (expected.seq >= before) {
+      return {
+        expected,
+        actual: event,
+        reason: "replay derived an event the log has only after the restart ahead",
+      };
     }
     if (comparable(expected) !== comparable(event)) {
       return { expected, actual: event, reason: "replay derived a different event" };

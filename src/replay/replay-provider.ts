@@ -27,6 +27,11 @@ interface RecordedCall {
   ended?: { model: string; usage: ModelStepCompleted["usage"] };
   /** What streamed before a crash cut the call off (its logged token deltas). */
   partial: string;
+  /**
+   * The call was sent (its `step.started` is logged, and the runtime sends only after that
+   * append): a crash between the compile and the step's start kept it from the model.
+   */
+  sent: boolean;
   used: boolean;
 }
 
@@ -35,11 +40,13 @@ interface RecordedCall {
  * the request's digest (`context.compiled`): replay calls no model. A request no recorded call
  * matches means the compiled context differs; the stream then ends with an error (and the
  * replay has already reported the `context.compiled` that differs). A call a crash cut off plays
- * its logged deltas and then never ends, as the original did not; a call the user cancelled
+ * its logged deltas and then never ends, as the original did not; one the crash kept from being
+ * sent (no `step.started`) answers nothing; a call the user cancelled
  * plays what had arrived and ends only when its signal aborts (replay re-enacts the cancel).
  */
 export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
   const calls = new Map<string, RecordedCall>();
+  const ordered: RecordedCall[] = [];
   const byDigest = new Map<string, RecordedCall[]>();
   let name = "replay";
   let format: ProviderFormat = "anthropic";
@@ -51,17 +58,17 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
         step,
         digest: (event.data as EventData<"context.compiled">).digest,
         partial: "",
+        sent: false,
         used: false,
       };
       calls.set(step, call);
-      const list = byDigest.get(call.digest) ?? [];
-      list.push(call);
-      byDigest.set(call.digest, list);
+      ordered.push(call);
       continue;
     }
     const call = calls.get(step);
     if (!call) continue;
     if (event.type === "step.started") {
+      call.sent = true;
       name = (event.data as EventData<"step.started"> & { provider?: string }).provider ?? name;
     } else if (event.type === "message.completed") {
       call.message = fromMessageData(event.data as EventData<"message.completed">);
@@ -88,6 +95,14 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
         call.partial += data.text;
       }
     }
+  }
+  // A call never sent answers no request: a later call with the same context (a summary made
+  // again over the same messages after a restart) is the one that was sent.
+  for (const call of ordered) {
+    if (!call.sent) continue;
+    const list = byDigest.get(call.digest) ?? [];
+    list.push(call);
+    byDigest.set(call.digest, list);
   }
   return {
     get name() {

@@ -46,7 +46,10 @@ export interface ReplayReport {
    * came from (its text was never logged whole).
    */
   taken: number;
-  /** Crashes re-enacted (each `recovery.started`). */
+  /**
+   * Restarts re-enacted (each `recovery.started`): a crash, or a runtime that took the
+   * continuity up after another one closed.
+   */
   recoveries: number;
   /** Cancels from outside (Ctrl-C) re-enacted where the log shows their first consequence. */
   cancels: number;
@@ -63,11 +66,12 @@ export interface ReplayReport {
  * like the original runs them with every model call answered from the log (matched by the
  * compiled context's digest) and every tool, llm, relic and workflow result taken from the log,
  * so nothing external is called, and every decision is re-derived and compared, lane by lane,
- * with the logged one. A crash is re-enacted where the log shows recovery began: the replayed
- * runtime is stopped there and a fresh one recovers, as the original did; a cancel (Ctrl-C)
- * where its first consequence was logged. The runtime runs in a closed world (`ReplayWorld`)
- * and `fetch` throws while replay runs: whatever it reaches outside is reported. Resolves with
- * the first difference, or `identical`.
+ * with the logged one. A restart (a crash, or a runtime that took the continuity up after
+ * another) is re-enacted where the log shows recovery began: the replayed runtime is stopped
+ * there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
+ * consequence was logged. The runtime runs in a closed world (`ReplayWorld`) and `fetch` throws
+ * while replay runs: whatever it reaches outside is reported. Resolves with the first
+ * difference, or `identical`.
  */
 export async function replayContinuity(options: ReplayOptions): Promise<ReplayReport> {
   const { source, continuity } = options;
@@ -178,7 +182,10 @@ async function replayInto(
 
   let boundaryIndex = 0;
   const crashAhead = () => boundaryIndex < boundaries.length || endsInterrupted;
-  let verifying: VerifyingStore = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
+  const restartAt = () => boundaries[boundaryIndex]?.seq;
+  const verifyingStore = () =>
+    createVerifyingStore({ scratch, matcher, crashAhead, restartAt, holdAfter });
+  let verifying: VerifyingStore = verifyingStore();
   let runtime = options.makeRuntime(parts());
 
   const release = sealFetch(world);
@@ -253,7 +260,7 @@ async function replayInto(
       await scratch.flush();
       boundaryIndex += 1;
       recoveries += 1;
-      verifying = createVerifyingStore({ scratch, matcher, crashAhead, holdAfter });
+      verifying = verifyingStore();
       runtime = options.makeRuntime(parts());
       void runtime.resume(continuity).catch(() => {});
     }

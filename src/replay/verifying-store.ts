@@ -40,6 +40,11 @@ export interface VerifyingStoreOptions {
    */
   crashAhead(): boolean;
   /**
+   * The seq of the next restart in the log (`recovery.started`), if any: a derived event is
+   * matched only against a logged one before it (see `LaneMatcher.offer`).
+   */
+  restartAt?(): number | undefined;
+  /**
    * Called for each event an append matched: a promise it returns holds back the append's answer
    * until it settles. Replay holds the append of the event just before a cancel's first
    * consequence on the same stream, so the cancel lands where the original's did: while the
@@ -75,7 +80,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     if (killed || difference) return false;
     const derived = derivedOf(event);
     if (!isCompared(derived)) return true;
-    const found = matcher.offer(derived);
+    const found = matcher.offer(derived, options.restartAt?.());
     if (!found) return true;
     if (options.crashAhead()) {
       // With a crash ahead this may be an event the crashed process never got to write: held

@@ -75,6 +75,11 @@ export class ContinuitySession {
   readonly tasks = new TaskSet();
   /** Artifacts stored already (a step whose system prompt did not change stores none). */
   readonly artifacts = new Set<string>();
+  /**
+   * This runtime has taken the continuity up (resumed it or run a turn on it). A `resume` that
+   * takes up a continuity another runtime ran logs that restart (`recovery.started`).
+   */
+  takenUp = false;
   #background: TokenEstimator | undefined;
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
@@ -255,6 +260,7 @@ export class ContinuitySession {
 
   /** Runs `turn` on the foreground thread now, starting a thread when there is none to go on. */
   async runTurnNow(turn: string): Promise<ThreadRunResult> {
+    this.takenUp = true;
     const { options } = this.shared;
     const { store, agent } = options;
     const state = await this.loadState();

@@ -2,6 +2,7 @@ import { emptyUsage, toUsageData } from "../providers/index.js";
 import type { ThreadRunResult } from "./agent-loop.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { recoverRun } from "./recovery.js";
+import { closeInterruptedChild, startRecovery } from "./recovery-start.js";
 import { sessionToolExecutor } from "./session-executors.js";
 import { interruptTasks } from "./task-recovery.js";
 
@@ -16,33 +17,29 @@ export async function resumeSession(session: ContinuitySession): Promise<ThreadR
   const { options, runs } = session.shared;
   const { store } = options;
   const { continuity } = session;
+  const takingUp = !session.takenUp;
+  session.takenUp = true;
   session.state = undefined;
   const state = await session.loadState();
   const results: ThreadRunResult[] = [];
-  // Runs a crash cut off, and handoffs it cut off (the next step hands off again, into the
-  // same continuation id: never a second continuation).
-  const open = [...state.threads.values()]
-    .filter((thread) => thread.openRun || thread.pendingHandoff)
-    .map((thread) => thread.id);
   const tasks = [...state.openTasks.keys()].filter((stream) => !session.tasks.running(stream));
   const { driver } = session;
-  if (open.length > 0 || tasks.length > 0 || driver.interruptedHookActions().length > 0) {
-    await store.append({
-      continuity,
-      type: "recovery.started",
-      data: {
-        open_runs: open,
-        waiting_turns: state.waitingTurns.length,
-        ...(tasks.length > 0 ? { open_tasks: tasks } : {}),
-      },
-    });
-  }
+  // The restart and what it found open are logged before anything is recovered; a cut-off
+  // handoff is done again by the next step, into the same continuation id.
+  await startRecovery({
+    store,
+    continuity,
+    state,
+    takingUp,
+    tasks,
+    hookActions: driver.interruptedHookActions(),
+  });
   await interruptTasks(store, continuity, state, tasks);
   await driver.recoverHookActions();
   for (const thread of state.threads.values()) {
     if (!thread.openRun) continue;
     if (thread.parent) {
-      await closeInterruptedChild(session, thread.id);
+      await closeInterruptedChild(store, continuity, thread.id);
       delete thread.openRun;
       continue;
     }
@@ -93,26 +90,4 @@ export async function resumeSession(session: ContinuitySession): Promise<ThreadR
     results.push(await run);
   }
   return results;
-}
-
-/** Closes a child thread a restart cut off: its parent's `agent` action is interrupted. */
-async function closeInterruptedChild(session: ContinuitySession, thread: string): Promise<void> {
-  const { store } = session.shared.options;
-  const stream = { kind: "thread" as const, id: thread };
-  const error = {
-    code: "run.interrupted",
-    message: "a restart cut this child agent off; its parent action is reported as interrupted",
-  };
-  await store.append({
-    continuity: session.continuity,
-    stream,
-    type: "run.completed",
-    data: { status: "cancelled", steps: 0, error, usage: toUsageData(emptyUsage()), cost_usd: 0 },
-  });
-  await store.append({
-    continuity: session.continuity,
-    stream,
-    type: "thread.failed",
-    data: error,
-  });
 }

@@ -145,9 +145,13 @@ export class ConversationView {
         if (full) this.note(`limit reached: ${limit.limit} ${limit.value}/${limit.max}`, indent);
         return;
       }
-      case "recovery.started":
-        if (full) this.line(style.dim("— recovered after a restart —"), "");
+      case "recovery.started": {
+        // Every restart is logged; one that found nothing left open recovered nothing to show.
+        const recovery = data as EventData<"recovery.started">;
+        const found = recovery.open_runs.length + (recovery.open_tasks?.length ?? 0);
+        if (full && found > 0) this.line(style.dim("— recovered after a restart —"), "");
         return;
+      }
       case "thread.continued":
         this.endStepIfOpen(event.stream.id);
         this.note(handoffText(data as EventData<"thread.continued">), textIndent);

@@ -43,9 +43,10 @@ export const REPLAY_USAGE: CommandHelp = {
 
 Re-runs a continuity from its log into a scratch store: its inputs again, the recorded model
 outputs and tool results in place of the model and the tools (nothing external is called),
-crashes re-enacted where recovery began. Every decision (context, dispatch, retry, skip, loop
-decision, recovery) is re-derived and compared with the log; prints "identical" (exit 0) or the
-first event that differs (exit 1). Replay runs in a closed world: a tool, model, relic, workflow,
+restarts (a crash, or a process taking the continuity up after another) re-enacted where
+recovery began. Every decision (context, dispatch, retry, skip, loop decision, recovery) is
+re-derived and compared with the log; prints "identical" (exit 0) or the first event that
+differs (exit 1). Replay runs in a closed world: a tool, model, relic, workflow,
 clock or network call it would make is reported as a difference.
 
 Options:
@@ -155,7 +156,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
       ctx.out(
         `identical: ${report.compared} decisions re-derived of ${report.events} events${
           report.recoveries > 0
-            ? `, ${report.recoveries} crash${report.recoveries === 1 ? "" : "es"} re-enacted`
+            ? `, ${report.recoveries} restart${report.recoveries === 1 ? "" : "s"} re-enacted`
             : ""
         }${report.taken > 0 ? `, ${report.taken} events of cut-off model output taken from the log` : ""}`,
       );

@@ -79,7 +79,7 @@ export const runEvents = {
   }),
   "recovery.started": defineEvent({
     description:
-      "A runtime started on a continuity a crash had interrupted and began recovering it from the log.",
+      "A runtime took up a continuity another runtime had run (after a crash or a close) and began recovering from the log what it left open, if anything. Replay restarts its runtime here.",
     criticality: "critical",
     streams: ["continuity"],
     schema: z.strictObject({
