@@ -35,4 +35,19 @@ describe("canonical JSON (property)", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("gives the same text with a memo, first encoded or reused, parts shared or not", () => {
+    const memo = new WeakMap<object, string>();
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 4 }), (parts) => {
+        // The same part objects inside two containers: the second encoding reuses the memo.
+        const first = { parts, again: parts };
+        const second = [parts, { parts }];
+        expect(canonicalJson(first, memo)).toBe(reference(first));
+        expect(canonicalJson(second, memo)).toBe(reference(second));
+        expect(canonicalJson(first, memo)).toBe(canonicalJson(first));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

@@ -186,44 +186,15 @@ export function textTokens(estimator: TokenEstimator, model: string, text: strin
 
 /** sha256 (hex) of a request's canonical JSON: what `context.compiled` records and replay compares. */
 export function requestDigest(request: ProviderRequest): string {
-  // The same bytes as `canonicalJson(request)`, fed to the hash piece by piece: a message's
-  // canonical text is cached on the message, so a step encodes only the messages new since the
-  // last one (a thread's history hands the same message objects to every compile).
-  const hash = createHash("sha256");
-  const record = request as unknown as Record<string, unknown>;
-  let first = true;
-  hash.update("{");
-  for (const key of Object.keys(record).sort()) {
-    const value = record[key];
-    if (value === undefined) continue;
-    hash.update(`${first ? "" : ","}${JSON.stringify(key)}:`);
-    first = false;
-    if (key === "messages" && Array.isArray(value)) {
-      hash.update("[");
-      value.forEach((message: object, index) => {
-        if (index > 0) hash.update(",");
-        hash.update(canonicalMessage(message));
-      });
-      hash.update("]");
-    } else {
-      hash.update(canonicalJson(value));
-    }
-  }
-  hash.update("}");
-  return hash.digest("hex");
+  return createHash("sha256").update(canonicalJson(request, canonicalParts)).digest("hex");
 }
 
-/** Canonical JSON of each message object encoded so far (messages are never changed in place). */
-const canonicalMessages = new WeakMap<object, string>();
-
-function canonicalMessage(message: object): string {
-  let text = canonicalMessages.get(message);
-  if (text === undefined) {
-    text = canonicalJson(message);
-    canonicalMessages.set(message, text);
-  }
-  return text;
-}
+/**
+ * The canonical text of every part of a request encoded so far: a thread's history hands the
+ * same message objects to every compile (and never changes one), so a step encodes only what is
+ * new since the last one.
+ */
+const canonicalParts = new WeakMap<object, string>();
 
 /** The system prompt with the pinned rules and facts after the directive's own text. */
 export function systemPrompt(base: string, pinned: readonly PinnedItem[]): string {

@@ -1,4 +1,4 @@
-import type { ModelInfo, Usage } from "../providers/index.js";
+import { type ModelInfo, pressureRatio, type Usage } from "../providers/index.js";
 import type { ContextBundle } from "./context-bundle.js";
 
 /** The window a thread's pressure is measured against when the model's is unknown. */
@@ -29,7 +29,8 @@ export interface StepPressure {
 
 /**
  * The pressure of a step: the provider's reported input (with cache reads and writes) when it
- * reported one, else the compile's own count, over the model's window.
+ * reported one, else the compile's own count, over the model's window. Before a step, with no
+ * usage yet, it is the compile's pressure.
  */
 export function stepPressure(
   usage: Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">,
@@ -42,8 +43,7 @@ export function stepPressure(
     ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens
     : bundle.tokens;
   // As the provider reported it (unrounded), or the compile's estimate (rounded).
-  const ratio =
-    reported && info ? usage.inputTokens / info.contextWindow : round(tokensUsed / window);
+  const ratio = reported && info ? pressureRatio(usage, info) : round(tokensUsed / window);
   return { tokensUsed, ratio, window, estimated: !reported };
 }
 

@@ -18,7 +18,7 @@ import {
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelInfo, TokenEstimator } from "../providers/index.js";
-import { MODEL_RETRY, modelRetryDelay } from "../providers/index.js";
+import { emptyUsage, MODEL_RETRY, modelRetryDelay } from "../providers/index.js";
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
@@ -261,12 +261,8 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             mayHandOff: driven.handoff,
           });
           if (decided.kind === "none") return undefined;
-          return handOffNow({
-            ...review,
-            tokensUsed: bundle.tokens,
-            ratio: round(bundle.tokens / window),
-            reason: decided.reason,
-          });
+          const { tokensUsed, ratio } = stepPressure(emptyUsage(), bundle, driven.info);
+          return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
         },
       };
 
@@ -332,10 +328,6 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
       return loop;
     },
   };
-}
-
-function round(value: number): number {
-  return Math.round(value * 10_000) / 10_000;
 }
 
 function numberOr(value: unknown, fallback: number): number {

@@ -324,11 +324,10 @@ export class ContinuitySession {
     const known = runs.get(turn);
     if (known !== undefined) return known;
     this.waiting += 1;
-    const result = this.chain.then(async () => {
+    const result = this.onChain(() => {
       this.waiting -= 1;
       return this.runTurnNow(turn);
     });
-    this.chain = result.catch(() => undefined);
     runs.set(turn, result);
     return result;
   }
