@@ -49,9 +49,11 @@ export interface AppendQueueOptions {
 }
 
 /**
- * Group commit with coalescing. Appends made while a transaction is in flight, or in the same
- * tick, share the next transaction. Critical events are written as soon as possible; droppable
- * ones wait up to `droppableDelayMs` unless a critical event behind them pulls them along.
+ * Group commit with coalescing. Appends made while a transaction is in flight, or before the
+ * microtasks queued with them have run, share the next transaction. Critical events are written
+ * as soon as possible (in a microtask, not a later turn of the event loop: an action's intent is
+ * durable before the stream that closed its tag goes on); droppable ones wait up to
+ * `droppableDelayMs` unless a critical event behind them pulls them along.
  * Order of writes is exactly the order of `enqueue` calls.
  */
 export class AppendQueue {
@@ -66,7 +68,8 @@ export class AppendQueue {
   #inFlight = 0;
   /** Woken whenever a write ends. */
   #writeEnded: Array<() => void> = [];
-  #immediate: NodeJS.Immediate | undefined;
+  /** A write is scheduled in a microtask. */
+  #microtask = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(write: WriteBatch, options: AppendQueueOptions) {
@@ -162,10 +165,13 @@ export class AppendQueue {
     if (urgent) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
-      this.#immediate ??= setImmediate(() => {
-        this.#immediate = undefined;
-        this.#startWriting();
-      });
+      if (!this.#microtask) {
+        this.#microtask = true;
+        queueMicrotask(() => {
+          this.#microtask = false;
+          this.#startWriting();
+        });
+      }
     } else {
       this.#timer ??= setTimeout(() => {
         this.#timer = undefined;

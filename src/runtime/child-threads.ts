@@ -1,4 +1,5 @@
 import type { ActionCall } from "../actions/index.js";
+import { createTokenEstimator } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 import type { AgentSpec } from "./agent-runtime-types.js";
 import type { ContinuitySession } from "./continuity-session.js";
@@ -72,6 +73,8 @@ export async function spawnChild(
       nextStep: 0,
       input: JSON.stringify(call.parameters),
       signal: both,
+      // Its own, calibrated by its own steps alone (see `isChildThread`).
+      estimator: createTokenEstimator({ catalogue: session.shared.catalogue }),
     })
     .finally(() => session.histories.delete(thread));
   const hooks = session.driver;

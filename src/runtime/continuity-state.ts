@@ -210,17 +210,23 @@ export async function loadContinuityState(
   let background = calibration.initial();
   for await (const event of store.read({ continuity })) {
     reduceEvent(state, event);
-    if (
-      event.stream.kind === "step" &&
-      isBackgroundThread(parseStepStreamId(event.stream.id).thread)
-    ) {
-      background = calibration.reduce(background, event);
-    } else {
-      fold = calibration.reduce(fold, event);
-    }
+    const thread = event.stream.kind === "step" ? parseStepStreamId(event.stream.id).thread : "";
+    if (isBackgroundThread(thread)) background = calibration.reduce(background, event);
+    else if (!isChildThread(thread)) fold = calibration.reduce(fold, event);
     observe?.(event);
   }
   return { state, calibration: fold.state, backgroundCalibration: background.state };
+}
+
+/**
+ * True for an `agent` action's child thread, `<thread>:<step>@<action>`. A child runs beside its
+ * parent's stream, so it calibrates a token estimator of its own from its own steps alone: the
+ * parent's estimates (and the child's) then do not depend on which of the two reported usage
+ * first, and a replay that interleaves them differently compiles the same contexts.
+ */
+export function isChildThread(thread: string): boolean {
+  const at = thread.lastIndexOf("@");
+  return at > 0 && /:\d+$/.test(thread.slice(0, at));
 }
 
 /**

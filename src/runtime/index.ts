@@ -46,6 +46,7 @@ export {
   emptyContinuityState,
   foldContinuityState,
   isBackgroundThread,
+  isChildThread,
   loadContinuityState,
   type ThreadState,
 } from "./continuity-state.js";
