@@ -25,6 +25,7 @@ import {
 } from "./lease.js";
 import type { LogBackend } from "./log-backend.js";
 import { monotonicUlids } from "./monotonic-ulid.js";
+import { RecentTail } from "./recent-tail.js";
 
 /** Tuning shared by both adapters. */
 export interface LogStoreOptions {
@@ -60,6 +61,8 @@ class LogStore implements EventStore {
   readonly #leaseClock: () => number;
   /** The lease token this store's appends to each continuity carry (see `acquireLease`). */
   readonly #fences = new Map<string, number>();
+  /** What this store wrote recently: a thread's catch-up before each step reads it from here. */
+  readonly #tail = new RecentTail();
   #watchers = 0;
   #unwatch: (() => void) | undefined;
   #closed = false;
@@ -79,6 +82,7 @@ class LogStore implements EventStore {
     this.#queue = new AppendQueue(
       async (batch, fences) => {
         const stored = await backend.write(batch, fences);
+        this.#tail.stored(stored);
         const last = stored.at(-1);
         if (last) this.#signal.advance(last.seq);
         return stored;
@@ -183,7 +187,13 @@ class LogStore implements EventStore {
   async *read(query: ReadQuery = {}): AsyncIterable<SpoolEvent> {
     let after = query.after ?? 0;
     let remaining = query.limit ?? Number.POSITIVE_INFINITY;
-    const until = query.until ?? (await this.#backend.head());
+    const head = await this.#backend.head();
+    const recent = this.#tail.answer(query, head);
+    if (recent) {
+      yield* recent;
+      return;
+    }
+    const until = query.until ?? head;
     while (remaining > 0 && after < until) {
       const want = Math.min(this.#pageSize, remaining);
       const page = await this.#backend.readPage({ ...query, until }, after, want);
@@ -280,6 +290,7 @@ class LogStore implements EventStore {
         await this.#queue.drain();
       } finally {
         this.#closed = true;
+        this.#tail.clear();
         this.#signal.release();
         this.#unwatch?.();
         await this.#backend.close();

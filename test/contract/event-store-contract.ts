@@ -5,12 +5,14 @@ import { concurrencyContract } from "./concurrency-contract.js";
 import type { HarnessFactory } from "./harness.js";
 import { leaseContract } from "./lease-contract.js";
 import { readContract } from "./read-contract.js";
+import { recentReadsContract } from "./recent-reads-contract.js";
 import { subscribeContract } from "./subscribe-contract.js";
 
 /** The whole `EventStore` contract; each adapter's test file runs it unchanged. */
 export function eventStoreContract(factory: HarnessFactory): void {
   appendContract(factory);
   readContract(factory);
+  recentReadsContract(factory);
   subscribeContract(factory);
   chainContract(factory);
   concurrencyContract(factory);
