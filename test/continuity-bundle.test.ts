@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  type BundleManifest,
+  bundleManifest,
   type ContextPolicy,
   compileContext,
   compiledData,
@@ -160,7 +160,7 @@ function recording(artifacts: ArtifactStore): { artifacts: ArtifactStore; puts: 
 }
 
 describe("recordBundle", () => {
-  it("stores the manifest as an artifact that reads back as what decided the request", async () => {
+  it("records what decided the request in the event, and the manifest reads back from it", async () => {
     const history = await threadHistory();
     const bundle = compileContext(history.view(), DIRECTIVE, POLICY, estimator);
     expect(bundle.request.messages.map((message) => message.role)).toEqual([
@@ -170,15 +170,13 @@ describe("recordBundle", () => {
     ]);
     const data = await recordBundle(store.artifacts, bundle);
 
-    const ref = data.bundle!;
-    expect(ref.media_type).toBe("application/vnd.spool.bundle+json");
-    expect(await store.artifacts.stat(ref.hash)).toMatchObject({
-      size: ref.size,
-      mediaType: "application/vnd.spool.bundle+json",
+    expect(data.bundle).toBeUndefined();
+    expect(data).toMatchObject({
+      model: MODEL,
+      system: sha256(bundle.request.system!),
+      tools: sha256(canonicalJson(DIRECTIVE.tools)),
     });
-    const stored = (await store.artifacts.get(ref.hash)).toString("utf8");
-    expect(sha256(stored)).toBe(ref.hash);
-    const manifest = JSON.parse(stored) as BundleManifest;
+    const manifest = (await bundleManifest(store.artifacts, data))!;
     expect(manifest).toEqual({
       version: 1,
       model: MODEL,
@@ -192,7 +190,6 @@ describe("recordBundle", () => {
       budget: POLICY.budget,
       digest: bundle.digest,
     });
-    expect(canonicalJson(manifest)).toBe(stored);
     expect((await store.artifacts.get(manifest.system)).toString("utf8")).toBe(
       bundle.request.system,
     );
@@ -219,13 +216,14 @@ describe("recordBundle", () => {
 
     const system = sha256(first.request.system!);
     expect(second.request.system).toBe(first.request.system);
-    expect(secondData.bundle!.hash).not.toBe(firstData.bundle!.hash);
-    expect(puts).toEqual([system, firstData.bundle!.hash, secondData.bundle!.hash]);
+    expect(secondData.system).toBe(firstData.system);
+    expect(secondData.ranges).not.toEqual(firstData.ranges);
+    expect(puts).toEqual([system]);
     expect(known).toEqual(new Set(puts));
 
     // The same bundle again stores nothing; a pinned rule changes the prompt: one new artifact.
     await recordBundle(artifacts, second, known);
-    expect(puts).toHaveLength(3);
+    expect(puts).toHaveLength(1);
     await store.append({
       continuity: CONTINUITY,
       type: "context.pinned",
@@ -234,13 +232,12 @@ describe("recordBundle", () => {
     await catchUp(store, CONTINUITY, history);
     const pinned = compileContext(history.view(), DIRECTIVE, POLICY, estimator);
     await recordBundle(artifacts, pinned, known);
-    expect(puts).toHaveLength(5);
-    expect(puts[3]).toBe(sha256(pinned.request.system!));
+    expect(puts).toEqual([system, sha256(pinned.request.system!)]);
     expect(pinned.request.system).toContain("Never delete files.");
 
     // Without a `known` set every call puts again; the store keeps one copy of each.
     await recordBundle(artifacts, pinned);
-    expect(puts.slice(5)).toEqual(puts.slice(3, 5));
+    expect(puts.slice(2)).toEqual(puts.slice(1, 2));
   });
 
   it("gives `context.compiled` data that the event catalog accepts, and that is logged as is", async () => {
@@ -281,10 +278,9 @@ describe("recordBundle", () => {
     });
     expect(recorded[1]!.over_budget).toBe(true);
     expect(recorded[0]!.over_budget).toBeUndefined();
-    expect(recorded[2]!.bundle).toBeUndefined();
-    const manifest = JSON.parse(
-      (await store.artifacts.get(recorded[0]!.bundle!.hash)).toString("utf8"),
-    ) as BundleManifest;
+    expect(recorded[2]!.system).toBeUndefined();
+    expect(await bundleManifest(store.artifacts, recorded[2]!)).toBeUndefined();
+    const manifest = (await bundleManifest(store.artifacts, recorded[0]!))!;
     expect(manifest.feeds).toBe(sha256("branch: main"));
     expect(manifest.summaries).toEqual(["t0@summary1"]);
 

@@ -7,10 +7,11 @@ import type { ContextBundle } from "./context-bundle.js";
 export type CompiledData = EventData<"context.compiled">;
 
 /**
- * The manifest a bundle is stored as: everything that decides the request, by reference where
- * the log or another artifact already holds it (the system prompt is its own artifact, shared by
- * every step that has the same one; messages are named by event range). With the log, it
- * rebuilds the request exactly; its `digest` is the request's.
+ * What decided a step's request, beside the log: everything by reference where the log or an
+ * artifact already holds it (the system prompt is its own artifact, shared by every step that has
+ * the same one; messages are named by event range). With the log, it rebuilds the request
+ * exactly; its `digest` is the request's. `context.compiled` carries it inline (`bundleManifest`
+ * reads it back); logs written before that stored it as an artifact of its own (`bundle`).
  */
 export interface BundleManifest {
   version: 1;
@@ -28,9 +29,9 @@ export interface BundleManifest {
 }
 
 /**
- * Stores a bundle (its system prompt and its manifest, both content-addressed) and gives the
- * `context.compiled` data that records it. `known` remembers artifacts already stored, so a
- * step whose system prompt did not change stores only its small manifest.
+ * Stores a bundle's system prompt (content-addressed) and gives the `context.compiled` data that
+ * records the bundle. `known` remembers artifacts already stored, so a step whose system prompt
+ * did not change stores nothing.
  */
 export async function recordBundle(
   artifacts: ArtifactStore,
@@ -42,67 +43,57 @@ export async function recordBundle(
   return prepared.data;
 }
 
+/** The last system prompt hashed, and its hash: most steps of a run share one. */
+let lastSystem: { text: string; hash: string } | undefined;
+
 /**
  * `recordBundle` in two halves: the `context.compiled` data at once (the hashes are computed
- * here), and the artifact writes started, to await beside the event's append (the two syncs
- * overlap instead of adding up).
+ * here), and the system prompt's write started (nothing when `known` has it), to await before
+ * the event that names it is appended.
  */
 export function prepareBundle(
   artifacts: ArtifactStore,
   bundle: ContextBundle,
   known: Set<string> = new Set(),
 ): { data: CompiledData; stored: Promise<void> } {
-  const writes: Promise<unknown>[] = [];
-  const put = (text: string, mediaType: string) => {
-    const bytes = Buffer.from(text, "utf8");
-    const hash = createHash("sha256").update(bytes).digest("hex");
-    if (!known.has(hash)) {
-      known.add(hash);
-      writes.push(
-        artifacts.put(bytes, { mediaType }).catch((error: unknown) => {
-          known.delete(hash);
-          throw error;
-        }),
-      );
-    }
-    return { hash, size: bytes.length };
-  };
-  const system = put(bundle.request.system ?? "", "text/markdown");
-  const manifest: BundleManifest = {
-    version: 1,
-    model: bundle.request.model,
-    system: system.hash,
-    ...(bundle.request.tools
-      ? { tools: createHash("sha256").update(canonicalJson(bundle.request.tools)).digest("hex") }
-      : {}),
-    summaries: bundle.summaries,
-    pinned: bundle.pinned,
-    ranges: bundle.ranges,
-    ...(bundle.feeds ? { feeds: bundle.feeds } : {}),
-    parts: bundle.parts,
-    tokens: bundle.tokens,
-    budget: bundle.budget,
-    digest: bundle.digest,
-  };
-  const stored = put(canonicalJson(manifest), BUNDLE_MEDIA_TYPE);
+  const text = bundle.request.system ?? "";
+  if (lastSystem?.text !== text) lastSystem = { text, hash: sha256(text) };
+  const system = lastSystem.hash;
+  let stored: Promise<void> = Promise.resolve();
+  if (!known.has(system)) {
+    known.add(system);
+    stored = artifacts.put(Buffer.from(text, "utf8"), { mediaType: "text/markdown" }).then(
+      () => undefined,
+      (error: unknown) => {
+        known.delete(system);
+        throw error;
+      },
+    );
+  }
   return {
     data: compiledData(bundle, {
-      hash: stored.hash,
-      size: stored.size,
-      media_type: BUNDLE_MEDIA_TYPE,
+      model: bundle.request.model,
+      system,
+      ...(bundle.request.tools ? { tools: sha256(canonicalJson(bundle.request.tools)) } : {}),
+      ...(bundle.feeds ? { feeds: bundle.feeds } : {}),
     }),
-    stored: Promise.all(writes).then(() => undefined),
+    stored,
   };
 }
 
-/** The media type of a stored bundle manifest. */
+/** The media type of a bundle manifest stored as an artifact (logs from before it was inline). */
 export const BUNDLE_MEDIA_TYPE = "application/vnd.spool.bundle+json";
 
-/** The `context.compiled` data of a bundle (with its stored manifest, when there is one). */
-export function compiledData(
-  bundle: ContextBundle,
-  artifact?: NonNullable<CompiledData["bundle"]>,
-): CompiledData {
+/** What `context.compiled` names beside the counts: the model and the hashes of the rest. */
+export interface BundleReferences {
+  model: string;
+  system: string;
+  tools?: string;
+  feeds?: string;
+}
+
+/** The `context.compiled` data of a bundle (with what it references, when recorded). */
+export function compiledData(bundle: ContextBundle, references?: BundleReferences): CompiledData {
   return {
     strategy: "continuity",
     messages: bundle.messages,
@@ -114,7 +105,40 @@ export function compiledData(
     ranges: bundle.ranges,
     summaries: bundle.summaries,
     pinned: bundle.pinned,
-    ...(artifact ? { bundle: artifact } : {}),
+    ...references,
     ...(bundle.overBudget ? { over_budget: true } : {}),
   };
+}
+
+/**
+ * The manifest of a step's context from its `context.compiled` data: gathered from the data
+ * itself, or read from the artifact a log written before that names (`bundle`). `undefined`
+ * when the step recorded neither (an old log, or data made without references).
+ */
+export async function bundleManifest(
+  artifacts: ArtifactStore,
+  data: CompiledData,
+): Promise<BundleManifest | undefined> {
+  if (data.system !== undefined && data.model !== undefined) {
+    return {
+      version: 1,
+      model: data.model,
+      system: data.system,
+      ...(data.tools !== undefined ? { tools: data.tools } : {}),
+      summaries: data.summaries ?? [],
+      pinned: data.pinned ?? [],
+      ranges: data.ranges ?? [],
+      ...(data.feeds !== undefined ? { feeds: data.feeds } : {}),
+      parts: data.parts ?? { system: 0, pinned: 0, summaries: 0, feeds: 0, messages: 0 },
+      tokens: data.tokens,
+      budget: data.budget,
+      digest: data.digest,
+    };
+  }
+  if (!data.bundle) return undefined;
+  return JSON.parse((await artifacts.get(data.bundle.hash)).toString("utf8")) as BundleManifest;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }

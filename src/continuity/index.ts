@@ -11,6 +11,8 @@
 export {
   BUNDLE_MEDIA_TYPE,
   type BundleManifest,
+  type BundleReferences,
+  bundleManifest,
   type CompiledData,
   compiledData,
   prepareBundle,

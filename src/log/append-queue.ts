@@ -49,11 +49,9 @@ export interface AppendQueueOptions {
 }
 
 /**
- * Group commit with coalescing. Appends made while a transaction is in flight, or before the
- * microtasks queued with them have run, share the next transaction. Critical events are written
- * as soon as possible (in a microtask, not a later turn of the event loop: an action's intent is
- * durable before the stream that closed its tag goes on); droppable ones wait up to
- * `droppableDelayMs` unless a critical event behind them pulls them along.
+ * Group commit with coalescing. Appends made while a transaction is in flight, or in the same
+ * tick, share the next transaction. Critical events are written as soon as possible; droppable
+ * ones wait up to `droppableDelayMs` unless a critical event behind them pulls them along.
  * Order of writes is exactly the order of `enqueue` calls.
  */
 export class AppendQueue {
@@ -68,8 +66,7 @@ export class AppendQueue {
   #inFlight = 0;
   /** Woken whenever a write ends. */
   #writeEnded: Array<() => void> = [];
-  /** A write is scheduled in a microtask. */
-  #microtask = false;
+  #immediate: NodeJS.Immediate | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(write: WriteBatch, options: AppendQueueOptions) {
@@ -165,13 +162,10 @@ export class AppendQueue {
     if (urgent) {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
-      if (!this.#microtask) {
-        this.#microtask = true;
-        queueMicrotask(() => {
-          this.#microtask = false;
-          this.#startWriting();
-        });
-      }
+      this.#immediate ??= setImmediate(() => {
+        this.#immediate = undefined;
+        this.#startWriting();
+      });
     } else {
       this.#timer ??= setTimeout(() => {
         this.#timer = undefined;

@@ -330,8 +330,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     }
     const step = stepStreamId(thread, index);
     const record = prepareBundle(store.artifacts, bundle, known);
-    // The bundle's artifacts are stored before its `context.compiled` is appended, which goes in
-    // one commit with the step's `step.started`.
+    // The system prompt's artifact (new prompts only) is stored before the `context.compiled`
+    // that names it is appended, in one commit with the step's `step.started`.
     await record.stored;
     notify(observer, {
       type: "step-started",

@@ -9,7 +9,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import {
-  type BundleManifest,
+  bundleManifest,
   CONTINUE_TEXT,
   type ContextMessage,
   messageToSeed,
@@ -138,11 +138,11 @@ async function summarizerInputs(
     if (event.type !== "context.compiled" || event.stream.kind !== "step") continue;
     const match = /^(.*@summary\d+):(\d+)$/.exec(event.stream.id);
     if (!match || inputs.has(match[1]!)) continue;
-    const bundle = (event.data as EventData<"context.compiled">).bundle;
-    if (!bundle) continue;
-    const manifest = JSON.parse(
-      (await store.artifacts.get(bundle.hash)).toString("utf8"),
-    ) as BundleManifest;
+    const manifest = await bundleManifest(
+      store.artifacts,
+      event.data as EventData<"context.compiled">,
+    );
+    if (!manifest) continue;
     inputs.set(match[1]!, (await store.artifacts.get(manifest.system)).toString("utf8"));
   }
   return inputs;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bundleManifest } from "../../continuity/index.js";
 import type { EventStore } from "../../log/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 import { parseStepStreamId } from "../../transcript/index.js";
@@ -29,7 +30,8 @@ covers) and the pinned items. Without --step: the latest model call of the conve
 Options:
   --step <step>          This step: its id (<thread>:<n>), or <n> for step n of the thread that
                          made the latest call
-  --show                 Also print the bundle's manifest (the stored artifact) as JSON
+  --show                 Also print the bundle's manifest (what decided the request, by
+                         reference: model, system prompt artifact, ranges) as JSON
   --json                 Print one JSON object (the context.compiled data, the summaries and
                          pins resolved, and with --show the manifest)
   --db <dir | file.db | postgres://…>
@@ -201,33 +203,32 @@ async function readManifest(
   report: ContextReport,
 ): Promise<Record<string, unknown>> {
   const bundle = report.compiled.bundle;
-  if (!bundle) {
-    throw new NotFoundError(
-      `the context of ${report.step} has no stored manifest`,
-      "Steps logged before bundles were recorded have none; leave out --show",
-    );
-  }
-  if (!(await store.artifacts.has(bundle.hash))) {
+  if (bundle && !(await store.artifacts.has(bundle.hash))) {
     throw new NotFoundError(
       `the manifest of ${report.step} (artifact ${bundle.hash}) is not in the store`,
       "The artifact store was pruned or copied without it; leave out --show",
     );
   }
-  const bytes = await store.artifacts.get(bundle.hash);
-  let parsed: unknown;
+  let manifest: unknown;
   try {
-    parsed = JSON.parse(bytes.toString("utf8"));
+    manifest = await bundleManifest(store.artifacts, report.compiled);
   } catch {
-    parsed = undefined;
+    manifest = null;
   }
-  const manifest = manifestSchema.safeParse(parsed);
-  if (!manifest.success) {
+  if (manifest === undefined) {
     throw new NotFoundError(
-      `the artifact ${bundle.hash} of ${report.step} is not a bundle manifest (JSON object)`,
+      `the context of ${report.step} has no manifest`,
+      "Steps logged before bundles were recorded have none; leave out --show",
+    );
+  }
+  const parsed = manifestSchema.safeParse(manifest);
+  if (!parsed.success) {
+    throw new NotFoundError(
+      `the artifact ${bundle?.hash ?? ""} of ${report.step} is not a bundle manifest (JSON object)`,
       `Inspect it with \`spool log show ${report.continuity} --type context.compiled --json\``,
     );
   }
-  return manifest.data;
+  return parsed.data;
 }
 
 const PARTS = ["system", "pinned", "summaries", "feeds", "messages"] as const;
@@ -279,7 +280,13 @@ function reportLines(ctx: CommandContext, report: ContextReport): string[] {
       lines.push(`${head}${truncate(text, Math.max(20, ctx.width - head.length))}`);
     }
   }
-  if (data.bundle) {
+  if (data.system) {
+    lines.push(
+      style.dim(
+        `Model ${data.model ?? "?"} · system prompt artifact ${data.system}${report.manifest ? "" : "; --show prints the manifest"}`,
+      ),
+    );
+  } else if (data.bundle) {
     lines.push(
       style.dim(
         `Bundle: ${data.bundle.hash} (${count(data.bundle.size)} bytes)${report.manifest ? "" : "; --show prints it"}`,

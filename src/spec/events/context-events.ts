@@ -270,7 +270,25 @@ export const compiledContextData = z.strictObject({
   ranges: z.array(seqRange).max(1000).optional(),
   summaries: z.array(identifier).max(1000).optional(),
   pinned: z.array(identifier).max(10_000).optional(),
-  /** The bundle's manifest, stored as an artifact. */
+  /**
+   * What else decides the request, by reference (with the log, these fields rebuild it exactly;
+   * `bundleManifest` gathers them): the model, the artifact holding the system prompt (stored
+   * once per distinct prompt), and sha256 of the native tool specs and of the feeds text.
+   */
+  model: z.string().min(1).max(200).optional(),
+  system: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  tools: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  feeds: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  /** The manifest as a separate artifact: logs written before it was kept inline (above). */
   bundle: artifactRef.optional(),
   /** The newest user turn could not fit with everything else: the request is over budget. */
   over_budget: z.boolean().optional(),
