@@ -17,6 +17,7 @@ import type { AgentRuntimeOptions, AgentSpec } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import { createWorkflowExecutor, parseWorkflow } from "../src/workflows/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";
+import { dyingAt } from "./support/dying-store.js";
 import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -27,13 +28,14 @@ const data = <T extends EventType>(events: SpoolEvent[], type: T) =>
 const actionId = (event: SpoolEvent) => (event.data as { action_id?: string }).action_id;
 
 /** `append`: a side-effecting tool that appends a line to `notes.txt`; its calls are counted. */
-function appendTool() {
+function appendTool(idempotent = false) {
   const calls: string[] = [];
   const tool = defineTool({
     name: "append",
     description: "Appends a line to the notes.",
     parameters: z.object({ text: z.string() }),
     sideEffects: true,
+    idempotent,
     execute: ({ text }) => {
       calls.push(text);
       appendFileSync(join(temp.dir, "notes.txt"), `${text}\n`);
@@ -349,5 +351,54 @@ output: $steps.brief
     const report = await replay();
     expect(report.difference).toBeUndefined();
     expect(report).toMatchObject({ identical: true, reached: [] });
+  });
+
+  it("after a crash inside a step, closes the inner action without running it again; replay is identical", async () => {
+    // Even an idempotent tool is not run again: its workflow is interrupted, nobody takes it.
+    const append = appendTool(true);
+    const agent = longRunAgent({ tools: [append.tool] });
+    const dying = dyingAt(
+      temp.store,
+      "action.succeeded",
+      (item) => (item as { action_id?: string }).action_id === "steps.first",
+    );
+    const script = (turns: string[]) =>
+      createScriptedProvider({ model: SMALL_MODEL, script: turns });
+    const crashed = runtimeWith(dying.store, script([runNotes(["a"])]), agent, [NOTES]);
+    void crashed.submit(continuity, { text: "go", actor: "ada", origin: "t" });
+    await dying.died;
+    await temp.store.flush();
+    expect(append.calls).toEqual(["start"]);
+
+    const restarted = runtimeWith(temp.store, script(["<response>done</response>"]), agent, [
+      NOTES,
+    ]);
+    await restarted.resume(continuity);
+    await restarted.close();
+    expect(append.calls).toEqual(["start"]);
+    expect(append.notes()).toBe("start\n");
+    const events = await readAll(temp.store, continuity);
+    const graph = events.find((event) => event.type === "graph.started")!.stream.id;
+    const interrupted = events.filter((event) => event.type === "action.interrupted");
+    expect(interrupted.map((event) => [event.stream.id === graph, actionId(event)])).toEqual(
+      expect.arrayContaining([
+        [true, "steps.first"],
+        [false, "w1"],
+      ]),
+    );
+    expect(interrupted.map((event) => (event.data as { rerun: boolean }).rerun)).toEqual([
+      false,
+      false,
+    ]);
+    expect(data(events, "run.completed").at(-1)).toMatchObject({ status: "completed" });
+
+    const report = await replayContinuity({
+      source: temp.store,
+      continuity,
+      makeRuntime: ({ store, world }) => runtimeWith(store, world.provider, agent, [NOTES], world),
+    });
+    expect(report.difference).toBeUndefined();
+    expect(report).toMatchObject({ identical: true, recoveries: 1, reached: [] });
+    expect(append.calls).toEqual(["start"]);
   });
 });
