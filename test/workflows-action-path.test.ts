@@ -301,6 +301,46 @@ output: $steps.a
     expect(calls).toBe(2);
   });
 
+  it("cancels an inner action at its step's timeout_ms, and replays the timeout identical", async () => {
+    let calls = 0;
+    const stuck = defineTool({
+      name: "stuck",
+      description: "Waits until it is stopped.",
+      parameters: z.object({}),
+      execute: (_input, context) => {
+        calls += 1;
+        return new Promise((_resolve, reject) => {
+          context.signal.addEventListener("abort", () => reject(new Error("stopped")));
+        });
+      },
+    });
+    const slow = `name: slow
+steps:
+  - { id: wait, timeout_ms: 20, action: { type: tool, name: stuck, parameters: {} } }
+`;
+    const { events, replay } = await runAndReplay(
+      longRunAgent({ tools: [stuck] }),
+      [slow],
+      [
+        '<action type="workflow" mode="sync" id="w1">{"name":"slow","parameters":{}}</action><response final="false">waiting</response>',
+        "<response>done</response>",
+      ],
+    );
+    expect(calls).toBe(1);
+    expect(data(events, "action.cancelled")).toEqual([
+      expect.objectContaining({
+        action_id: "steps.wait",
+        reason: expect.stringContaining("ran past its timeout of 20 ms"),
+      }),
+    ]);
+    const failed = data(events, "action.failed").find((item) => item.action_id === "w1");
+    expect(failed?.error.message).toContain("ran past its timeout of 20 ms");
+    const report = await replay();
+    expect(report.difference).toBeUndefined();
+    expect(report.identical).toBe(true);
+    expect(calls).toBe(1);
+  });
+
   it("runs agent and llm steps too: a child thread and a model task, replayed from the log", async () => {
     const researcher = longRunAgent({ directive: "researcher", instructions: "You research." });
     const foreground = createScriptedProvider({
