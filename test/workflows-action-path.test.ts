@@ -73,6 +73,7 @@ function runtimeWith(
         loadWorkflow: (name) => definitions.get(name)!,
         names: () => [...definitions.keys()],
         run: (call) => scope.runAction(call),
+        timeouts: "run",
         backoff: { baseMs: 1, maxMs: 1 },
       }),
     ],
@@ -301,7 +302,7 @@ output: $steps.a
     expect(calls).toBe(2);
   });
 
-  it("cancels an inner action at its step's timeout_ms, and replays the timeout identical", async () => {
+  it("times an inner action out at its step's timeout_ms, and replays the timeout identical", async () => {
     let calls = 0;
     const stuck = defineTool({
       name: "stuck",
@@ -327,12 +328,14 @@ steps:
       ],
     );
     expect(calls).toBe(1);
-    expect(data(events, "action.cancelled")).toEqual([
-      expect.objectContaining({
-        action_id: "steps.wait",
-        reason: expect.stringContaining("ran past its timeout of 20 ms"),
-      }),
+    expect(data(events, "action.timed-out")).toEqual([
+      expect.objectContaining({ action_id: "steps.wait", timeout_ms: 20, will_retry: false }),
     ]);
+    const wait = events.find(
+      (event) =>
+        event.type === "step.completed" && (event.data as { node?: string }).node === "wait",
+    )?.data;
+    expect(wait).toMatchObject({ status: "failed", error: { code: "action.timeout" } });
     const failed = data(events, "action.failed").find((item) => item.action_id === "w1");
     expect(failed?.error.message).toContain("ran past its timeout of 20 ms");
     const report = await replay();

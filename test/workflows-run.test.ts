@@ -69,7 +69,7 @@ function latch() {
 function setup(
   yaml: string,
   run: (call: WorkflowInnerCall) => Promise<unknown>,
-  options: { auto?: boolean; step?: string } = {},
+  options: { auto?: boolean; step?: string; timeouts?: "engine" | "run" } = {},
 ) {
   const definition = parseWorkflow(yaml, { source: "test.yaml" });
   const time = testClock(options.auto ?? true);
@@ -80,6 +80,7 @@ function setup(
     names: () => [definition.name],
     run,
     step: options.step ?? "s1",
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     clock: time.clock,
     random: () => 0,
     backoff: { baseMs: 100, factor: 2, maxMs: 1000 },
@@ -409,6 +410,24 @@ describe("workflow runs", () => {
       message: expect.stringContaining("ran past its timeout of 50 ms"),
     });
     expect(signal?.aborted).toBe(true);
+  });
+
+  it("with timeouts: run, hands timeout_ms to run and sets no timer of its own", async () => {
+    const limits: unknown[] = [];
+    const { execute, time } = setup(
+      "name: timed\nsteps:\n  - { id: a, timeout_ms: 50, action: { type: tool, name: t } }\n  - { id: b, action: { type: tool, name: t } }",
+      async (call) => {
+        limits.push([call.node, call.timeoutMs]);
+        return "done";
+      },
+      { timeouts: "run" },
+    );
+    await execute();
+    expect(limits.sort()).toEqual([
+      ["a", 50],
+      ["b", undefined],
+    ]);
+    expect(time.delays()).toEqual([]);
   });
 
   it("cancels mid-run: aborts the running step, starts nothing more, and records graph.cancelled", async () => {

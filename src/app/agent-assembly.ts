@@ -262,6 +262,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
           names: () => workflows.names(),
           // Each step's action takes the runtime's action path: intent, gate, serial, replay.
           run: (call) => scope.runAction(call),
+          timeouts: "run",
         }),
       ],
     },

@@ -22,9 +22,12 @@ export interface InnerAction {
   name: string;
   parameters: Record<string, unknown>;
   /**
-   * Aborting it cancels the action (`action.cancelled`, with the reason's message). The inner
-   * action has no time limit of its own: its caller keeps the time and aborts this.
+   * The attempt's limit, started when the action runs (not while it waits its turn in the
+   * serial queue): past it the action is `action.timed-out` and rejects with `action.timeout`
+   * (retryable). Default none.
    */
+  timeoutMs?: number;
+  /** Aborting it cancels the action (`action.cancelled`, with the reason's message). */
   signal: AbortSignal;
 }
 
@@ -72,7 +75,7 @@ export async function runInnerAction(options: InnerActionOptions): Promise<unkno
       type: action.type,
       name: action.name,
       parameters: action.parameters,
-      timeoutMs: null,
+      timeoutMs: action.timeoutMs ?? null,
     },
     signal: action.signal,
   });

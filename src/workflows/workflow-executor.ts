@@ -42,6 +42,12 @@ export interface WorkflowExecutorOptions {
   step?: string;
   /** Overrides the task stream id (it is also the graph id); must be deterministic. */
   taskStream?(call: ActionCall): string;
+  /**
+   * Who keeps a step's `timeout_ms` (see `WorkflowGraphOptions.timeouts`): `engine` (default),
+   * or `run` when `run` is the runtime's `runAction`, whose scheduler starts the time when the
+   * action runs, not while it waits behind another side effect.
+   */
+  timeouts?: "engine" | "run";
   /** Timers for step timeouts and retry backoff (default the system clock). */
   clock?: SchedulerClock;
   /** Jitter source for backoff, [0, 1) (default `Math.random`). */
@@ -98,6 +104,7 @@ export function createWorkflowExecutor(options: WorkflowExecutorOptions): Checke
         definition,
         inputs,
         run: options.run,
+        ...(options.timeouts ? { timeouts: options.timeouts } : {}),
         signal: call.signal,
         clock,
         backoff,

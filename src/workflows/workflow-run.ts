@@ -40,6 +40,11 @@ export interface WorkflowInnerCall {
   item?: number;
   /** 1 for the first attempt, 2 for the first retry, … */
   attempt: number;
+  /**
+   * The step's `timeout_ms`, for a `run` that keeps the time itself (`timeouts: "run"`): it
+   * rejects with a retryable error once the action has run that long.
+   */
+  timeoutMs?: number;
 }
 
 /** What `runWorkflowGraph` needs: the validated workflow, its inputs, and where things go. */
@@ -52,6 +57,12 @@ export interface WorkflowGraphOptions {
   /** Resolved inputs (defaults applied, types checked). */
   inputs: Record<string, unknown>;
   run(call: WorkflowInnerCall): Promise<unknown>;
+  /**
+   * Who keeps a step's `timeout_ms`: `engine` (default) times each attempt on `clock` and fails
+   * it with `workflow.timeout`; `run` hands it to `run` as `timeoutMs` (the runtime's scheduler
+   * starts it when the action runs, not while it waits its turn in the serial queue).
+   */
+  timeouts?: "engine" | "run";
   signal: AbortSignal;
   clock: SchedulerClock;
   backoff: BackoffPolicy;
@@ -324,6 +335,7 @@ class GraphRun {
   ): Promise<AttemptsOutcome> {
     const { run, clock, backoff, random } = this.#options;
     const { type, name } = step.action;
+    const byRun = this.#options.timeouts === "run";
     return runStepAttempts(
       (signal, attempt) =>
         run({
@@ -337,10 +349,11 @@ class GraphRun {
           node: step.id,
           ...(item !== undefined ? { item } : {}),
           attempt,
+          ...(byRun && step.timeout_ms !== undefined ? { timeoutMs: step.timeout_ms } : {}),
         }),
       {
         retries: step.retry,
-        timeoutMs: step.timeout_ms,
+        timeoutMs: byRun ? undefined : step.timeout_ms,
         signal: this.#controller.signal,
         clock,
         backoff,
