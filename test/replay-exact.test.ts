@@ -64,6 +64,18 @@ describe("spool replay is exact", { timeout: TIMEOUT }, () => {
     expect(types(events)).toEqual(
       expect.arrayContaining(["kv.set", "relic.called", "graph.completed"]),
     );
+    // The workflow's step took the action path: its intent is logged on the step named like
+    // the graph, before it ran; replay runs the workflow again and serves the step from the log.
+    const graph = events.find((event) => event.type === "graph.started")!.stream.id;
+    const inner = events.filter(
+      (event) => event.stream.kind === "step" && event.stream.id === graph,
+    );
+    expect(types(inner)).toEqual(["action.dispatched", "action.started", "action.succeeded"]);
+    expect(inner[0]!.data).toMatchObject({
+      action_id: "steps.now",
+      type: "tool",
+      name: "clock.now",
+    });
     await expectIdentical(continuity);
   });
 

@@ -69,7 +69,7 @@ function latch() {
 function setup(
   yaml: string,
   run: (call: WorkflowInnerCall) => Promise<unknown>,
-  options: { auto?: boolean } = {},
+  options: { auto?: boolean; step?: string; timeouts?: "engine" | "run" } = {},
 ) {
   const definition = parseWorkflow(yaml, { source: "test.yaml" });
   const time = testClock(options.auto ?? true);
@@ -79,7 +79,8 @@ function setup(
     loadWorkflow: () => definition,
     names: () => [definition.name],
     run,
-    step: "s1",
+    step: options.step ?? "s1",
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     clock: time.clock,
     random: () => 0,
     backoff: { baseMs: 100, factor: 2, maxMs: 1000 },
@@ -98,7 +99,8 @@ function setup(
   return { execute, controller, time, executor };
 }
 
-const events = () => collect(store.read({ continuity, stream: { kind: "task", id: "s1:w1" } }));
+const events = (graph = "s1:w1") =>
+  collect(store.read({ continuity, stream: { kind: "task", id: graph } }));
 const brief = (event: SpoolEvent) => {
   const data = event.data as { node?: string; status?: string };
   return [event.type, data.node, data.status].filter(Boolean).join(" ");
@@ -262,6 +264,74 @@ describe("workflow runs", () => {
     });
   });
 
+  it("records the same events whatever order independent steps finish in", async () => {
+    const yaml = [
+      "name: race",
+      "inputs: { items: { type: array } }",
+      "steps:",
+      "  - { id: one, action: { type: tool, name: t } }",
+      "  - { id: two, action: { type: tool, name: t } }",
+      "  - { id: each, foreach: $inputs.items, concurrency: 3, action: { type: tool, name: t, parameters: { n: $item } } }",
+      "  - { id: after, depends: [two, one], action: { type: tool, name: t } }",
+      "output: $steps.after",
+    ].join("\n");
+    /** Runs the workflow as step `step`, every inner action failing, finishing in `order`. */
+    const runInOrder = async (step: string, order: string[]) => {
+      const waiting = new Map<string, () => void>();
+      const calls: string[] = [];
+      const { execute } = setup(
+        yaml,
+        async (call) => {
+          calls.push(`${call.step} ${call.actionId}`);
+          await new Promise<void>((resolve) => waiting.set(call.actionId, resolve));
+          throw new SpoolError("tool.broken", `${call.actionId} broke`);
+        },
+        { step },
+      );
+      const outcome = execute({ items: [1, 2, 3] }).catch((error: SpoolError) => error);
+      for (const id of order) {
+        while (!waiting.has(id)) await new Promise((resolve) => setImmediate(resolve));
+        waiting.get(id)!();
+        // The engine takes this failure in before the next one comes.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const error = await outcome;
+      const all = await events(`${step}:w1`);
+      return { error, all, calls };
+    };
+    const ids = ["steps.one", "steps.two", "steps.each.0", "steps.each.1", "steps.each.2"];
+    const forward = await runInOrder("s1", ids);
+    const backward = await runInOrder("s2", [...ids].reverse());
+    expect(forward.calls.sort()).toEqual(ids.map((id) => `s1:w1 ${id}`).sort());
+    // Event by event, step by step; only the order of different steps' events may differ.
+    const comparable = (list: SpoolEvent[]) =>
+      list
+        .map((event) =>
+          JSON.stringify({
+            type: event.type,
+            data: { ...(event.data as object), graph: "", duration_ms: 0 },
+          }),
+        )
+        .sort();
+    expect(comparable(backward.all)).toEqual(comparable(forward.all));
+    expect(forward.error).toMatchObject({
+      message: expect.stringContaining('step "one" failed'),
+    });
+    expect(backward.error).toMatchObject({ message: (forward.error as SpoolError).message });
+    const after = forward.all.find(
+      (event) => (event.data as { node?: string }).node === "after",
+    )!.data;
+    // Its first dependency in its own `depends` order, whichever failed first.
+    expect(after).toMatchObject({ status: "skipped", error: { message: 'step "two" failed' } });
+    const foreach = forward.all.find((event) => event.type === "foreach.completed")!;
+    expect(foreach.data).toMatchObject({ failed: 3 });
+    const each = forward.all.find(
+      (event) =>
+        event.type === "step.completed" && (event.data as { node?: string }).node === "each",
+    )!.data;
+    expect(each).toMatchObject({ error: { message: expect.stringContaining("item 0:") } });
+  });
+
   it("retries a failing step with backoff on the injected clock, then succeeds", async () => {
     const attempts: number[] = [];
     const { execute, time } = setup(
@@ -340,6 +410,24 @@ describe("workflow runs", () => {
       message: expect.stringContaining("ran past its timeout of 50 ms"),
     });
     expect(signal?.aborted).toBe(true);
+  });
+
+  it("with timeouts: run, hands timeout_ms to run and sets no timer of its own", async () => {
+    const limits: unknown[] = [];
+    const { execute, time } = setup(
+      "name: timed\nsteps:\n  - { id: a, timeout_ms: 50, action: { type: tool, name: t } }\n  - { id: b, action: { type: tool, name: t } }",
+      async (call) => {
+        limits.push([call.node, call.timeoutMs]);
+        return "done";
+      },
+      { timeouts: "run" },
+    );
+    await execute();
+    expect(limits.sort()).toEqual([
+      ["a", 50],
+      ["b", undefined],
+    ]);
+    expect(time.delays()).toEqual([]);
   });
 
   it("cancels mid-run: aborts the running step, starts nothing more, and records graph.cancelled", async () => {

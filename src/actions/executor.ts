@@ -30,6 +30,14 @@ export interface ActionCall {
  */
 export interface ActionExecutor {
   readonly type: ActionType;
+  /**
+   * True for an executor that reaches nothing outside by itself: each effect it has is an inner
+   * action it hands back to the runtime to run (a workflow's steps, through
+   * `StepExecutorScope.runAction`), which logs, gates, serializes and intercepts each one. Replay
+   * runs such an executor, so its own decisions are re-derived, and serves only its inner
+   * actions from the log; any other executor's result replay serves whole. Default false.
+   */
+  readonly composite?: boolean;
   /** False when this executor has nothing called `name`; defaults to true when absent. */
   canRun?(name: string): boolean;
   execute(call: ActionCall): Promise<unknown>;

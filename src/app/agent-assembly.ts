@@ -202,7 +202,6 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ],
   });
   const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
-  const toolByName = new Map(tools.map((tool) => [tool.name, tool]));
 
   return {
     options: {
@@ -261,31 +260,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
           step: scope.step,
           loadWorkflow: (name) => workflows.load(name),
           names: () => workflows.names(),
-          run: async (call) => {
-            if (!agent.permits(call.type, call.name)) {
-              throw new ConfigError(
-                "permission.denied",
-                `the directive "${agent.directive}" may not run ${call.type} "${call.name}" (from workflow step ${call.node})`,
-              );
-            }
-            if (call.type === "relic") {
-              const [relic, method] = splitOnce(call.name);
-              return host.call(relic, method, call.parameters, { signal: call.signal });
-            }
-            const tool = call.type === "tool" ? toolByName.get(call.name) : undefined;
-            if (!tool) {
-              throw new ConfigError(
-                "workflow.unsupported-step",
-                `workflow steps can run tools and relics; "${call.type}" "${call.name}" is not one the agent has`,
-              );
-            }
-            return tool.execute(tool.parameters.parse(call.parameters), {
-              actionId: `${call.graph}:${call.node}`,
-              attempt: call.attempt,
-              signal: call.signal,
-              progress: () => {},
-            });
-          },
+          // Each step's action takes the runtime's action path: intent, gate, serial, replay.
+          run: (call) => scope.runAction(call),
+          timeouts: "run",
         }),
       ],
     },
@@ -354,11 +331,6 @@ function withInputs(directive: Directive, given: Record<string, unknown> | undef
   return lines.length === 0
     ? directive.body
     : `${directive.body.trim()}\n\n# Inputs\n${lines.join("\n")}`;
-}
-
-function splitOnce(name: string): [string, string] {
-  const at = name.indexOf(".");
-  return at === -1 ? [name, ""] : [name.slice(0, at), name.slice(at + 1)];
 }
 
 function firstSentence(text: string): string {

@@ -47,20 +47,17 @@ export function isCompared(event: { type: string; stream?: StreamRef; data?: unk
 
 /**
  * True for what the world wrote while an effect ran, not the runtime: the relic host's lifecycle
- * and calls (`relic.*`) and the kv relic's state (`kv.*`), and a workflow's graph on its task
- * stream (`graph.*`, `foreach.completed`, and its nodes' `step.*`, whose outputs are never
- * logged). Replay reaches no relic and runs no workflow (it takes their recorded results), so it
- * cannot re-derive these; the decisions around them (dispatch, result, next context) it does.
+ * and calls (`relic.*`) and the kv relic's state (`kv.*`). Replay reaches no relic (it takes the
+ * recorded results), so it cannot re-derive these; the decisions around them (dispatch, result,
+ * next context) it does. A workflow's graph is not among them: replay runs the workflow, with
+ * its inner actions answered from the log, and compares every graph event.
  */
 export function isWorldRecord(event: {
   type: string;
   stream?: StreamRef;
   data?: unknown;
 }): boolean {
-  if (event.type.startsWith("relic.") || event.type.startsWith("kv.")) return true;
-  if (event.stream?.kind !== "task") return false;
-  if (event.type.startsWith("graph.") || event.type === "foreach.completed") return true;
-  return event.type.startsWith("step.") && (event.data as { kind?: unknown })?.kind === "graph";
+  return event.type.startsWith("relic.") || event.type.startsWith("kv.");
 }
 
 /**
@@ -73,12 +70,17 @@ export function isInput(event: { type: string; stream?: StreamRef }): boolean {
 }
 
 /**
- * The lane an event is compared in: its stream, and for action events also the action. Within
- * a lane the order is deterministic; across lanes concurrency may interleave events differently
- * from one run to the next without any decision being different.
+ * The lane an event is compared in: its stream, for action events also the action, and for a
+ * workflow graph's node events (`step.*` of `kind: graph`, `foreach.completed`) also the node.
+ * Within a lane the order is deterministic; across lanes concurrency may interleave events
+ * differently from one run to the next without any decision being different (two steps of a
+ * workflow that run at once may finish in either order).
  */
 export function laneOf(event: { type: string; stream: StreamRef; data: unknown }): string {
   const base = `${event.stream.kind}/${event.stream.id}`;
+  if (event.stream.kind === "task" && isNodeEvent(event)) {
+    return `${base}>${(event.data as { node: string }).node}`;
+  }
   if (event.type.startsWith("action.") || event.type.startsWith("variable.")) {
     const data = event.data as { action_id?: unknown; name?: unknown };
     if (typeof data.action_id === "string") return `${base}#${data.action_id}`;
@@ -87,6 +89,15 @@ export function laneOf(event: { type: string; stream: StreamRef; data: unknown }
     }
   }
   return base;
+}
+
+/** A workflow node's own event: its `step.started`/`step.completed` or `foreach.completed`. */
+function isNodeEvent(event: { type: string; data: unknown }): boolean {
+  const data = event.data as { kind?: unknown; node?: unknown } | undefined;
+  if (typeof data?.node !== "string") return false;
+  return (
+    event.type === "foreach.completed" || (event.type.startsWith("step.") && data.kind === "graph")
+  );
 }
 
 /** What replay compares of an event: its type and data, without times and log positions. */

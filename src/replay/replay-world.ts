@@ -49,8 +49,10 @@ export interface ReplayWorldParts {
  * attempt is answered from the log, the clock serves logged times, retries never wait, and every
  * executor, tool, feed source and `fetch` that a runtime could reach throws
  * `ReplayOutsideCallError` (code `replay.outside-call`) naming what was reached, and records it
- * in `reached`. Pass it to `createAgentRuntime` as `world`: the runtime then runs nothing but
- * its own decisions. It never reads or writes a store.
+ * in `reached`. Composite executors (workflows) are left to run: they reach nothing themselves,
+ * and each inner action they run is answered from the log like any other attempt. Pass it to
+ * `createAgentRuntime` as `world`: the runtime then runs nothing but its own decisions. It never
+ * reads or writes a store.
  */
 export interface ReplayWorld {
   readonly provider: Provider;
@@ -128,8 +130,12 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
         executors: (options.executors ?? []).map((executor) => sealExecutor(executor)),
         ...(stepExecutors
           ? {
+              // A composite executor (a workflow) runs: its inner actions come back through
+              // the runtime's path, where `intercept` answers them from the log.
               stepExecutors: (scope) =>
-                stepExecutors(scope).map((executor) => sealExecutor(executor)),
+                stepExecutors(scope).map((executor) =>
+                  executor.composite ? executor : sealExecutor(executor),
+                ),
             }
           : {}),
         ...(feeds

@@ -7,6 +7,7 @@ import type { Provider } from "../providers/index.js";
 import type { AgentRuntime, InterceptedCall } from "../runtime/index.js";
 import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
+import { taskStepId } from "../transcript/index.js";
 import { type CancelPoint, cancelPoints } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { createReplayProvider } from "./replay-provider.js";
@@ -64,11 +65,12 @@ export interface ReplayReport {
 /**
  * Replays a continuity from its log: its inputs are appended again in order, a runtime built
  * like the original runs them with every model call answered from the log (matched by the
- * compiled context's digest) and every tool, llm, relic and workflow result taken from the log,
- * so nothing external is called, and every decision is re-derived and compared, lane by lane,
- * with the logged one. A restart (a crash, or a runtime that took the continuity up after
- * another) is re-enacted where the log shows recovery began: the replayed runtime is stopped
- * there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
+ * compiled context's digest) and every tool, llm and relic result taken from the log, so nothing
+ * external is called, and every decision is re-derived and compared, lane by lane, with the
+ * logged one. A workflow runs again (its graph's events are decisions too), each of its steps'
+ * inner actions answered from the log. A restart (a crash, or a runtime that took the continuity
+ * up after another) is re-enacted where the log shows recovery began: the replayed runtime is
+ * stopped there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
  * consequence was logged. The runtime runs in a closed world (`ReplayWorld`) and `fetch` throws
  * while replay runs: whatever it reaches outside is reported. Resolves with the first
  * difference, or `identical`.
@@ -246,7 +248,7 @@ async function replayInto(
       // a model call the crash cut off (its text was never logged whole) are taken from the log.
       // The compiled context and the step's start are decisions, never model output.
       for (const missing of matcher.unmatched(event.seq)) {
-        if (!cutOff.has(stepOf(missing)) || NEVER_TAKEN.has(missing.type)) {
+        if (!inCutOffStep(missing, cutOff) || NEVER_TAKEN.has(missing.type)) {
           return report(firstUnmatched(matcher, event.seq));
         }
         matcher.skip(missing);
@@ -370,12 +372,15 @@ function copyOf(event: SpoolEvent): NewEvent {
   };
 }
 
-/** The step an event belongs to (its step stream, or the step of its task stream). */
-function stepOf(event: SpoolEvent): string {
-  if (event.stream.kind === "step") return event.stream.id;
-  if (event.stream.kind === "task")
-    return event.stream.id.slice(0, event.stream.id.lastIndexOf(":"));
-  return "";
+/**
+ * True when `event` belongs to a step in `cutOff`: on its step stream, or on a stream named
+ * after it (`<step>:…`: its task streams, and the step of a workflow's inner actions, named
+ * like the workflow's task stream).
+ */
+function inCutOffStep(event: SpoolEvent, cutOff: ReadonlySet<string>): boolean {
+  const { kind, id } = event.stream;
+  if (kind !== "step" && kind !== "task") return false;
+  return (kind === "step" && cutOff.has(id)) || taskStepId(id, cutOff) !== undefined;
 }
 
 /** Steps whose model call a crash cut off (recovery wrote `step.interrupted` for them). */

@@ -13,10 +13,10 @@ import type { EventStore } from "../log/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import type { RunLimits, ThreadRunResult } from "./agent-loop.js";
-import type { StepScope } from "./agent-step.js";
 import type { LeaseOptions } from "./continuity-lease.js";
 import type { ContinuityState } from "./continuity-state.js";
 import type { PermissionCheck } from "./gated-executor.js";
+import type { StepExecutorScope } from "./inner-action.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RuntimeFeeds } from "./session-feeds.js";
 
@@ -51,8 +51,13 @@ export interface AgentRuntimeOptions {
   fastModel?: string;
   /** More executors (relic, workflow), gated by the running directive's permissions. */
   executors?: readonly (ActionExecutor | CheckedActionExecutor)[];
-  /** Executors made per step (a workflow's graph stream is named after its step), gated alike. */
-  stepExecutors?: (scope: StepScope) => readonly (ActionExecutor | CheckedActionExecutor)[];
+  /**
+   * Executors made per step (a workflow's graph stream is named after its step), gated alike.
+   * `scope.runAction` runs an inner action of theirs through the step's own executors (intent
+   * logged, permission checked, side effects serialized, replay intercepted); an executor whose
+   * effects all go that way says `composite: true`, and replay runs it instead of serving it.
+   */
+  stepExecutors?: (scope: StepExecutorScope) => readonly (ActionExecutor | CheckedActionExecutor)[];
   /** Internal actions beyond the variable ones. */
   internalActions?: readonly AnyInternalAction[];
   /** Which internal actions the agent may use (an agent manifest's `internal_actions`). */
@@ -68,8 +73,9 @@ export interface AgentRuntimeOptions {
   now?: () => number;
   /**
    * Replay's hook: called for every attempt of a `tool`, `llm`, `relic` or `workflow` action
-   * before its executor; a promise it returns stands for the executor's result (the recorded
-   * one), `undefined` lets the executor run.
+   * (a workflow's inner actions included) before its executor, composite executors excepted; a
+   * promise it returns stands for the executor's result (the recorded one), `undefined` lets the
+   * executor run.
    */
   intercept?: (call: InterceptedCall) => Promise<unknown> | undefined;
   /** The hooks in force (`loadHooks(space).hooks`); default the built-in ones. */

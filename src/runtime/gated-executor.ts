@@ -36,6 +36,7 @@ export function gateExecutor(
   const checked = inner as CheckedActionExecutor;
   return {
     type: inner.type,
+    ...(inner.composite ? { composite: true } : {}),
     ...(inner.canRun ? { canRun: (name: string) => inner.canRun!(name) } : {}),
     ...(checked.names ? { names: () => checked.names!() } : {}),
     check(name, parameters): ActionRefusal | undefined {

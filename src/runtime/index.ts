@@ -55,6 +55,12 @@ export {
   gateExecutor,
   type PermissionCheck,
 } from "./gated-executor.js";
+export {
+  type InnerAction,
+  type InnerActionOptions,
+  runInnerAction,
+  type StepExecutorScope,
+} from "./inner-action.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";

@@ -55,10 +55,14 @@ interface StepFacts {
   modelDone: boolean;
   text?: string;
   decided?: EventData<"loop.decided">["decision"];
-  /** Actions by id: dispatched data, and whether a terminal event followed. */
+  /**
+   * Actions by stream and id (a workflow's inner actions have their own step stream, where ids
+   * may repeat the model's): dispatched data, and whether a terminal event followed.
+   */
   actions: Map<
     string,
     {
+      id: string;
       dispatched?: EventData<"action.dispatched">;
       ended: boolean;
       attempts: number;
@@ -136,15 +140,19 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
 
   const interrupted: string[] = [];
   const rerun: string[] = [];
-  for (const [actionId, action] of last.actions) {
+  const modelStep = stepStreamId(thread, last.index);
+  for (const action of last.actions.values()) {
     if (action.ended || !action.dispatched) continue;
-    const stream = action.stream;
+    const { stream, id: actionId } = action;
+    // An inner action of a workflow (its own step stream) is closed but never run again: its
+    // workflow is interrupted and not run again either, so nothing would take its result.
+    const inner = stream.kind === "step" && stream.id !== modelStep;
     const tool =
-      action.dispatched.type === "tool"
+      action.dispatched.type === "tool" && !inner
         ? options.tools.find((candidate) => candidate.name === action.dispatched!.name)
         : undefined;
     const again = tool?.idempotent === true;
-    interrupted.push(actionId);
+    if (!inner) interrupted.push(actionId);
     await store.append({
       continuity,
       stream,
@@ -166,7 +174,7 @@ export async function recoverRun(options: RecoverOptions): Promise<Recovery> {
         stream,
         tool,
         {
-          step: stepStreamId(thread, last.index),
+          step: modelStep,
           actionId,
           attempt: action.attempts + 1,
           parameters: action.dispatched.parameters,
@@ -224,10 +232,11 @@ function noteEvent(facts: StepFacts, event: SpoolEvent): void {
   if (!event.type.startsWith("action.")) return;
   const data = event.data as { action_id: string; attempt?: number };
   facts.seen.add(data.action_id);
-  let action = facts.actions.get(data.action_id);
+  const key = `${event.stream.kind}/${event.stream.id}#${data.action_id}`;
+  let action = facts.actions.get(key);
   if (!action) {
-    action = { ended: false, attempts: 0, stream: event.stream };
-    facts.actions.set(data.action_id, action);
+    action = { id: data.action_id, ended: false, attempts: 0, stream: event.stream };
+    facts.actions.set(key, action);
   }
   if (event.type === "action.dispatched") {
     action.dispatched = event.data as EventData<"action.dispatched">;

@@ -16,13 +16,16 @@ import { spawnChild } from "./child-threads.js";
 import { continuityActions } from "./continuity-actions.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { gateExecutor } from "./gated-executor.js";
+import { runInnerAction, type StepExecutorScope } from "./inner-action.js";
 
 /**
  * The executors of the steps of one run of `thread` (of `spec`, at spawn depth `depth`): every
  * kind of action a step may dispatch (tool, llm, the runtime's own, internal, agent), each gated
  * by the spec's permission check and the session's serial queue for side effects, and routed
- * through the runtime's `intercept` (replay) when it has one. What does not change from step to
- * step (the tool registry, the internal action table) is made once per run.
+ * through the runtime's `intercept` (replay) when it has one, composite executors excepted.
+ * `stepExecutors` get a `runAction` that runs an inner action (a workflow's step) through these
+ * same executors. What does not change from step to step (the tool registry, the internal
+ * action table) is made once per run.
  */
 export function sessionExecutors(
   session: ContinuitySession,
@@ -56,10 +59,14 @@ export function sessionExecutors(
   ];
   const intercept = (executor: CheckedActionExecutor, step: string) =>
     intercepted(session, executor, step);
-  return (scope: StepScope) => [
+  // A composite executor (a workflow) is never intercepted: replay runs it, and intercepts the
+  // inner actions it runs through `runAction`, which take this same path.
+  const stepExecutor = (executor: ActionExecutor | CheckedActionExecutor, step: string) =>
+    options.intercept && !executor.composite ? intercept(gate(executor), step) : gate(executor);
+  const factory: ExecutorFactory = (scope: StepScope) => [
     ...(options.intercept ? fixed.map((executor) => intercept(executor, scope.step)) : fixed),
-    ...(options.stepExecutors?.(scope) ?? []).map((executor) =>
-      options.intercept ? intercept(gate(executor), scope.step) : gate(executor),
+    ...(options.stepExecutors?.(withRunAction(session, scope, factory)) ?? []).map((executor) =>
+      stepExecutor(executor, scope.step),
     ),
     createInternalExecutor({ actions: internal, variables: scope.variables, log: scope.log }),
     gate(
@@ -71,6 +78,25 @@ export function sessionExecutors(
       }),
     ),
   ];
+  return factory;
+}
+
+/** `scope` with `runAction`: inner actions run with `executors`, the step's own executors. */
+function withRunAction(
+  session: ContinuitySession,
+  scope: StepScope,
+  executors: ExecutorFactory,
+): StepExecutorScope {
+  return {
+    ...scope,
+    runAction: (action) =>
+      runInnerAction({
+        store: session.shared.options.store,
+        continuity: session.continuity,
+        executors,
+        action,
+      }),
+  };
 }
 
 /** The foreground agent's tool executor for `step` of `thread` (gated, serialized, intercepted). */

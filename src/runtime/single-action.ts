@@ -29,10 +29,16 @@ export interface SingleActionOptions {
     type: ActionRequest["type"];
     name: string;
     parameters: Record<string, unknown>;
-    /** Per-attempt limit (default 60 000 ms). */
-    timeoutMs?: number;
+    /**
+     * Per-attempt limit (default 60 000 ms); `null` for none, when the caller keeps the time
+     * itself and aborts `signal` (a workflow step's `timeout_ms`).
+     */
+    timeoutMs?: number | null;
   };
-  /** Aborting it cancels the action (`action.cancelled`). */
+  /**
+   * Aborting it cancels the action (`action.cancelled`, with the abort reason's message when the
+   * reason is an error).
+   */
   signal?: AbortSignal;
 }
 
@@ -56,7 +62,12 @@ export async function runSingleAction(options: SingleActionOptions): Promise<Act
     // A hook runs once; the hook answers its failure (no retries hidden behind it).
     defaultRetries: 0,
   });
-  const stop = () => void scheduler.cancel("the run this action served was stopped");
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    void scheduler.cancel(cancelReason(options.signal?.reason));
+  };
   options.signal?.addEventListener("abort", stop, { once: true });
   try {
     const position = { offset: 0, line: 1, column: 1 };
@@ -67,12 +78,14 @@ export async function runSingleAction(options: SingleActionOptions): Promise<Act
       name: action.name,
       parameters: action.parameters,
       dependsOn: [],
-      timeoutMs: action.timeoutMs ?? 60_000,
+      ...(action.timeoutMs !== null ? { timeoutMs: action.timeoutMs ?? 60_000 } : {}),
       retry: 0,
       onError: "fail",
       inThought: false,
       span: { start: position, end: position },
     });
+    // Aborted before it could listen: the action is cancelled as soon as it was dispatched.
+    if (options.signal?.aborted) stop();
     scheduler.end();
     const outcome = await scheduler.settled();
     const ended = outcome.actions.find((item) => item.id === action.id);
@@ -91,4 +104,11 @@ export async function runSingleAction(options: SingleActionOptions): Promise<Act
   } finally {
     options.signal?.removeEventListener("abort", stop);
   }
+}
+
+/** Why the action was cancelled: the abort reason's message when it is an error. */
+function cancelReason(reason: unknown): string {
+  return reason instanceof Error && reason.message !== ""
+    ? reason.message.slice(0, 2000)
+    : "the run this action served was stopped";
 }

@@ -26,8 +26,12 @@ export interface WorkflowExecutorOptions {
   /** The workflows there are: makes `canRun` refuse other names before dispatch. */
   names?(): readonly string[];
   /**
-   * Runs one inner action through the runtime (its executors and permission checks). Honours
-   * `signal`. Whatever it rejects with fails the step (a `SpoolError` keeps its code).
+   * Runs one inner action through the runtime's action path (`StepExecutorScope.runAction`:
+   * intent logged on `call.step` as `call.actionId`, permission checked, side effects
+   * serialized, replay intercepted). Honours `signal`. Whatever it rejects with fails the
+   * attempt (a `SpoolError` keeps its code and `retryable`). It must reach nothing by itself:
+   * the executor says it is `composite`, so replay runs the workflow and trusts `run` to serve
+   * each inner action from the log.
    */
   run(call: WorkflowInnerCall): Promise<unknown>;
   /**
@@ -38,6 +42,12 @@ export interface WorkflowExecutorOptions {
   step?: string;
   /** Overrides the task stream id (it is also the graph id); must be deterministic. */
   taskStream?(call: ActionCall): string;
+  /**
+   * Who keeps a step's `timeout_ms` (see `WorkflowGraphOptions.timeouts`): `engine` (default),
+   * or `run` when `run` is the runtime's `runAction`, whose scheduler starts the time when the
+   * action runs, not while it waits behind another side effect.
+   */
+  timeouts?: "engine" | "run";
   /** Timers for step timeouts and retry backoff (default the system clock). */
   clock?: SchedulerClock;
   /** Jitter source for backoff, [0, 1) (default `Math.random`). */
@@ -52,7 +62,8 @@ export interface WorkflowExecutorOptions {
  *
  * Contract: `execute` loads the workflow, checks the inputs (`workflow.bad-inputs`, before any
  * event), then runs the graph as `runWorkflowGraph` describes, recording its events on the task
- * stream `taskStream(call)`, which is deterministic so a replay finds the same stream. The
+ * stream `taskStream(call)`, which is deterministic so a replay finds the same stream, and
+ * handing each inner action to `run`. It is `composite`: replay runs it again. The
  * action's signal cancels the workflow (`graph.cancelled`). Every rejection is a `SpoolError`
  * with `retryable: false`, since steps that finished had their effects.
  */
@@ -70,6 +81,8 @@ export function createWorkflowExecutor(options: WorkflowExecutorOptions): Checke
   const names = options.names;
   return {
     type: "workflow",
+    // Its effects are its steps' inner actions, which `run` hands to the runtime.
+    composite: true,
     ...(names ? { canRun: (name: string) => names().includes(name), names } : {}),
     async execute(call: ActionCall) {
       let definition: WorkflowDefinition;
@@ -91,6 +104,7 @@ export function createWorkflowExecutor(options: WorkflowExecutorOptions): Checke
         definition,
         inputs,
         run: options.run,
+        ...(options.timeouts ? { timeouts: options.timeouts } : {}),
         signal: call.signal,
         clock,
         backoff,

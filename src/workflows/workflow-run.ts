@@ -16,6 +16,18 @@ import { WorkflowError } from "./workflow-error.js";
 
 /** One inner action a workflow step runs, handed to the injected `run`. */
 export interface WorkflowInnerCall {
+  /**
+   * The step stream the runtime records the inner action in: the graph's id (a workflow's inner
+   * actions are a step of their own, on the step stream named like the graph's task stream,
+   * never a model step `<thread>:<n>`).
+   */
+  step: string;
+  /**
+   * The inner action's id in that step, unique and deterministic: `steps.<node>`, then
+   * `.<item>` in a `foreach` step, then `@<attempt>` from the second attempt on (the names
+   * `$steps.<node>` and `$steps.<node>.<item>` give its output).
+   */
+  actionId: string;
   type: ActionType;
   name: string;
   /** With every `$inputs`, `$steps`, `$<as>` and `$index` reference substituted. */
@@ -28,6 +40,11 @@ export interface WorkflowInnerCall {
   item?: number;
   /** 1 for the first attempt, 2 for the first retry, … */
   attempt: number;
+  /**
+   * The step's `timeout_ms`, for a `run` that keeps the time itself (`timeouts: "run"`): it
+   * rejects with a retryable error once the action has run that long.
+   */
+  timeoutMs?: number;
 }
 
 /** What `runWorkflowGraph` needs: the validated workflow, its inputs, and where things go. */
@@ -40,6 +57,12 @@ export interface WorkflowGraphOptions {
   /** Resolved inputs (defaults applied, types checked). */
   inputs: Record<string, unknown>;
   run(call: WorkflowInnerCall): Promise<unknown>;
+  /**
+   * Who keeps a step's `timeout_ms`: `engine` (default) times each attempt on `clock` and fails
+   * it with `workflow.timeout`; `run` hands it to `run` as `timeoutMs` (the runtime's scheduler
+   * starts it when the action runs, not while it waits its turn in the serial queue).
+   */
+  timeouts?: "engine" | "run";
   signal: AbortSignal;
   clock: SchedulerClock;
   backoff: BackoffPolicy;
@@ -57,14 +80,21 @@ type ErrorData = { code: string; message: string };
  *   `step.started` (durable before its action runs) and `step.completed` (`succeeded`,
  *   `failed`, or `skipped` without a `step.started` when a dependency failed); `foreach.completed`
  *   before the `step.completed` of a `foreach` step; then exactly one of `graph.completed`
- *   (with the result), `graph.error` (the first step that failed) or `graph.cancelled`.
+ *   (with the result), `graph.error` (the failed step first in the workflow's order) or
+ *   `graph.cancelled`.
+ * - What is recorded depends on the inner actions' outcomes, never on the order they finished
+ *   in (only the order of events of different steps does): so a replay that serves the same
+ *   outcomes in another order records the same events, step by step.
  * - A step starts the moment its last dependency has succeeded; independent steps run at once.
  *   A `foreach` step runs its items with at most `concurrency` at a time, each with its own
- *   retries, and fails when any item failed (after all of them ran).
- * - A failed step with `on_error: fail` skips its dependents (transitively) while independent
- *   steps go on; the workflow then rejects with `workflow.step-failed`. With `on_error: skip`
- *   the failure is recorded and the dependents run, seeing `null` (a `foreach` step: its list,
- *   with `null` for each failed item).
+ *   retries, and fails when any item failed (after all of them ran), naming the lowest one.
+ * - A failed step with `on_error: fail` skips its dependents (transitively, each once all its
+ *   dependencies have settled, naming the first that did not succeed) while independent steps go
+ *   on; the workflow then rejects with `workflow.step-failed`. With `on_error: skip` the failure
+ *   is recorded and the dependents run, seeing `null` (a `foreach` step: its list, with `null`
+ *   for each failed item).
+ * - Each attempt's inner action goes to `options.run` with its step stream and action id
+ *   (`WorkflowInnerCall`).
  * - Aborting `signal` aborts every attempt under way, starts nothing more, records
  *   `graph.cancelled` and rejects with `workflow.cancelled`. Rejections are not retryable: a
  *   workflow's completed steps had their effects.
@@ -81,7 +111,12 @@ class GraphRun {
   readonly #outputs: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   readonly #controller = new AbortController();
   #open: number;
-  #failure: { node: string; error: ErrorData } | undefined;
+  /** Steps that failed with `on_error: fail`, and their errors. */
+  readonly #failures = new Map<string, ErrorData>();
+  /** Settled steps: true when their dependents may run (succeeded, or failed with `skip`). */
+  readonly #done = new Map<string, boolean>();
+  /** Steps a failed dependency keeps from running, not recorded as skipped yet. */
+  readonly #doomed = new Set<string>();
   #fault: { error: unknown } | undefined;
   #wake: () => void = () => undefined;
 
@@ -127,8 +162,10 @@ class GraphRun {
           `workflow "${definition.name}" was cancelled: ${reason}`,
         );
       }
-      if (this.#failure) {
-        const { node, error } = this.#failure;
+      const failed = definition.steps.find((step) => this.#failures.has(step.id));
+      if (failed) {
+        const node = failed.id;
+        const error = this.#failures.get(node)!;
         await this.#emit("graph.error", { node, error });
         throw new WorkflowError(
           "workflow.step-failed",
@@ -183,20 +220,31 @@ class GraphRun {
       this.#outputs[step.id] = "output" in outcome ? toJsonValue(outcome.output) : null;
       return this.#settle(step.id, true);
     }
-    this.#failure ??= { node: step.id, error };
+    this.#failures.set(step.id, error);
     return this.#settle(step.id, false);
   }
 
+  /**
+   * Settles step `id` and starts the steps it released. A step a failure keeps from running is
+   * recorded as skipped once all its dependencies have settled, naming the first of them (in its
+   * `depends` order) that failed or was skipped: the same whatever order they finished in, so a
+   * replay records the same skip.
+   */
   async #settle(id: string, succeeded: boolean): Promise<void> {
     // Once cancelled, nothing more is recorded after `graph.cancelled`.
     if (this.#aborted) return;
     const released = this.#dag.settle(id, succeeded);
+    this.#done.set(id, succeeded);
     this.#open -= 1;
+    for (const node of released.blocked) this.#doomed.add(node);
     const skips: Promise<unknown>[] = [];
-    const blocked = released.blocked.map((node) => ({ node, cause: id }));
-    while (blocked.length > 0) {
-      const { node, cause } = blocked.shift()!;
+    for (let node = this.#nextSkip(); node !== undefined; node = this.#nextSkip()) {
       const step = this.#steps.get(node)!;
+      const cause = step.depends.find((dep) => this.#done.get(dep) === false)!;
+      this.#doomed.delete(node);
+      this.#done.set(node, false);
+      this.#open -= 1;
+      for (const next of this.#dag.settle(node, false).blocked) this.#doomed.add(next);
       skips.push(
         this.#emit("step.completed", {
           kind: "graph",
@@ -207,13 +255,18 @@ class GraphRun {
           error: { code: "workflow.dependency-failed", message: `step "${cause}" failed` },
         }),
       );
-      this.#open -= 1;
-      for (const next of this.#dag.settle(node, false).blocked)
-        blocked.push({ node: next, cause: node });
     }
     if (!this.#aborted) for (const node of released.ready) this.#launch(node);
     await Promise.all(skips);
     this.#wake();
+  }
+
+  /** A doomed step whose dependencies have all settled, if there is one. */
+  #nextSkip(): string | undefined {
+    for (const node of this.#doomed) {
+      if (this.#steps.get(node)!.depends.every((dep) => this.#done.has(dep))) return node;
+    }
+    return undefined;
   }
 
   #runSingle(step: WorkflowStep): Promise<AttemptsOutcome> {
@@ -249,8 +302,9 @@ class GraphRun {
         if (outcome.kind === "succeeded") {
           outputs[index] = toJsonValue(outcome.output);
           succeeded += 1;
-        } else {
-          firstFailure ??= { index, error: outcome.error };
+        } else if (firstFailure === undefined || index < firstFailure.index) {
+          // The lowest failed index, not the earliest failure: the same in any order of finishing.
+          firstFailure = { index, error: outcome.error };
         }
       }
     };
@@ -281,9 +335,12 @@ class GraphRun {
   ): Promise<AttemptsOutcome> {
     const { run, clock, backoff, random } = this.#options;
     const { type, name } = step.action;
+    const byRun = this.#options.timeouts === "run";
     return runStepAttempts(
       (signal, attempt) =>
         run({
+          step: this.#graphId,
+          actionId: innerActionId(step.id, item, attempt),
           type,
           name,
           parameters,
@@ -292,10 +349,11 @@ class GraphRun {
           node: step.id,
           ...(item !== undefined ? { item } : {}),
           attempt,
+          ...(byRun && step.timeout_ms !== undefined ? { timeoutMs: step.timeout_ms } : {}),
         }),
       {
         retries: step.retry,
-        timeoutMs: step.timeout_ms,
+        timeoutMs: byRun ? undefined : step.timeout_ms,
         signal: this.#controller.signal,
         clock,
         backoff,
@@ -319,9 +377,19 @@ class GraphRun {
     return substituteParameters({ value }, this.#source()).value;
   }
 
+  /** Every step's output, in the workflow's order (not the order the steps finished in). */
   #defaultOutput(): Record<string, unknown> {
-    return { ...this.#outputs };
+    const output: Record<string, unknown> = {};
+    for (const step of this.#options.definition.steps) {
+      if (Object.hasOwn(this.#outputs, step.id)) output[step.id] = this.#outputs[step.id];
+    }
+    return output;
   }
+}
+
+function innerActionId(node: string, item: number | undefined, attempt: number): string {
+  const base = item === undefined ? `steps.${node}` : `steps.${node}.${item}`;
+  return attempt > 1 ? `${base}@${attempt}` : base;
 }
 
 function label(step: WorkflowStep): string {
