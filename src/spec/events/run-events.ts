@@ -91,6 +91,19 @@ export const runEvents = {
       open_tasks: z.array(identifier).max(10_000).optional(),
     }),
   }),
+  "runtime.closed": defineEvent({
+    description:
+      "A runtime that ran the continuity closed: it cancels the run and the tasks it names (each then logs its own `action.cancelled`), lets background work finish and releases its lease. Replay closes its runtime here.",
+    criticality: "critical",
+    streams: ["continuity"],
+    schema: z.strictObject({
+      reason: z.string().min(1).max(2000),
+      /** The thread whose running run the close cancels. */
+      run: identifier.optional(),
+      /** Task streams still running, which the close cancels, in order. */
+      tasks: z.array(identifier).max(10_000),
+    }),
+  }),
   "step.interrupted": defineEvent({
     description:
       "Recovery found a model call a crash cut off: it is not sent again; its actions are reported.",
