@@ -89,6 +89,8 @@ export const runEvents = {
       waiting_turns: z.number().int().nonnegative(),
       /** Task streams whose task had no result: each gets `action.interrupted`. */
       open_tasks: z.array(identifier).max(10_000).optional(),
+      /** Summary jobs (worker streams) started and never ended: each gets `summary.failed`. */
+      open_summaries: z.array(identifier).max(10_000).optional(),
     }),
   }),
   "runtime.closed": defineEvent({
