@@ -85,6 +85,7 @@ export class ContinuitySession {
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
   #feeds: SessionFeeds | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(continuity: string, shared: RuntimeShared) {
     this.continuity = continuity;
@@ -397,9 +398,15 @@ export class ContinuitySession {
    * no task can end between the decision and its cancel (the tasks it names are exactly those it
    * cancels). Should the store refuse the event (the lease was taken over, the store closed), the
    * close goes on all the same: the new owner's recovery reports what this one left open. Any
-   * other failure to log it is thrown once the close is done.
+   * other failure to log it is thrown once the close is done. A session closes once: a second
+   * call gives the first one's promise.
    */
-  async close(reason: string): Promise<void> {
+  close(reason: string): Promise<void> {
+    this.#closing ??= this.#close(reason);
+    return this.#closing;
+  }
+
+  async #close(reason: string): Promise<void> {
     const logged = this.#logClosed(reason);
     this.cancel(reason);
     const cancelled = this.tasks.cancel(reason);
