@@ -17,8 +17,11 @@ import { readAll, useTempStore } from "./support/transcripts.js";
 const continuity = "home";
 const temp = useTempStore("spool-close-replay-");
 
-/** A side-effecting tool that blocks until its call is aborted, counting its calls. */
-function blockingTool() {
+/**
+ * A tool that blocks until its call is aborted, counting its calls; `arrival` resolves once
+ * `expected` calls run. Side-effecting by default (its calls then queue behind each other).
+ */
+function blockingTool(expected = 1, sideEffects = true) {
   const calls: string[] = [];
   let arrived: () => void = () => {};
   const arrival = new Promise<void>((resolve) => {
@@ -28,12 +31,12 @@ function blockingTool() {
     name: "wait",
     description: "Waits until cancelled.",
     parameters: z.object({ key: z.string() }),
-    sideEffects: true,
+    sideEffects,
     execute: ({ key }, { signal }) =>
       new Promise<string>((_resolve, reject) => {
         calls.push(key);
         signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-        arrived();
+        if (calls.length === expected) arrived();
       }),
   });
   return { tool, calls, arrival };
@@ -154,7 +157,8 @@ describe("closing a runtime while a fire_and_forget task runs", () => {
   });
 
   it("replays a close that cancels the running run beside a task", async () => {
-    const blocking = blockingTool();
+    // Both calls run at once: the run waits on its sync action when the close comes.
+    const blocking = blockingTool(2, false);
     const runtime = createAgentRuntime({
       store: temp.store,
       provider: scripted([
@@ -163,7 +167,6 @@ describe("closing a runtime while a fire_and_forget task runs", () => {
       agent: agent(blocking.tool),
     });
     const run = runtime.submit(continuity, { text: "go", actor: "ada", origin: "test" });
-    // Side effects queue: the task runs first and blocks, the sync action waits behind it.
     await blocking.arrival;
     await runtime.close();
     expect((await run).status).toBe("cancelled");
@@ -172,9 +175,11 @@ describe("closing a runtime while a fire_and_forget task runs", () => {
     const [closed] = of(events, "runtime.closed");
     expect(closed!.data).toMatchObject({ reason: "the runtime closed", run: expect.any(String) });
     expect((closed!.data as { tasks: string[] }).tasks).toHaveLength(1);
-    for (const cancel of of(events, "action.cancelled")) {
-      expect(cancel.seq).toBeGreaterThan(closed!.seq);
-    }
+    const cancels = of(events, "action.cancelled");
+    expect(
+      cancels.map((cancel) => (cancel.data as { action_id: string }).action_id).sort(),
+    ).toEqual(["bg", "fg"]);
+    for (const cancel of cancels) expect(cancel.seq).toBeGreaterThan(closed!.seq);
     const { report } = await replay(temp.store, blocking.tool);
     expect(report.difference).toBeUndefined();
     expect(report).toMatchObject({ identical: true, closes: 1, reached: [] });
