@@ -1,6 +1,7 @@
 /**
  * `watchLease`: a follower learns that a continuity's owner is gone from one timer set to the
- * lease's expiry, moved when the owner renews, not from polling. The store and the timers are
+ * lease's expiry, moved when the owner renews, not from polling; and that it closed from its
+ * `runtime.closed`, after which it reads the lease again at once. The store and the timers are
  * fakes the test steps by hand; it waits for the watch's own calls, never for time.
  */
 import { describe, expect, it } from "vitest";
@@ -10,7 +11,8 @@ import {
   MIN_LEASE_WAIT_MS,
   watchLease,
 } from "../src/cli/commands/lease-watch.js";
-import type { EventStore } from "../src/log/index.js";
+import type { EventStore, SubscribeOptions, SubscriptionMessage } from "../src/log/index.js";
+import type { SpoolEvent } from "../src/spec/index.js";
 import { manualTimeouts } from "./support/manual-timeouts.js";
 
 const NOW = 1_000_000;
@@ -19,19 +21,44 @@ function live(expiresAt: number): NonNullable<LeaseReading> {
   return { continuity: "c", holder: "pid 1 on host", token: 1, expiresAt, live: true };
 }
 
-/** A store whose `lease` answers are given by the test, one per reading. */
+/**
+ * A store whose `lease` answers are given by the test, one per reading, and whose subscription
+ * delivers the `runtime.closed` events the test logs with `close()`.
+ */
 function fakeStore() {
   const answers: ((reading: LeaseReading | Error) => void)[] = [];
   let asked: (() => void) | undefined;
+  let deliver: ((message: SubscriptionMessage) => void) | undefined;
+  let following: () => void = () => {};
+  const followed = new Promise<void>((resolve) => {
+    following = resolve;
+  });
   const store = {
     lease: () =>
       new Promise<LeaseReading>((resolve, reject) => {
         answers.push((reading) => (reading instanceof Error ? reject(reading) : resolve(reading)));
         asked?.();
       }),
+    head: async () => 0,
+    subscribe: (options: SubscribeOptions) => ({
+      async *[Symbol.asyncIterator]() {
+        expect(options).toMatchObject({ continuity: "c", types: ["runtime.closed"], after: 0 });
+        while (!options.signal?.aborted) {
+          yield await new Promise<SubscriptionMessage>((resolve) => {
+            deliver = resolve;
+            following();
+          });
+        }
+      },
+    }),
   } as unknown as EventStore;
   return {
     store,
+    /** Logs a `runtime.closed` once the watch follows the continuity. */
+    async close() {
+      await followed;
+      deliver!({ type: "event", event: { type: "runtime.closed" } as SpoolEvent });
+    },
     /** Resolves once the watch has read the lease `n` times in all. */
     read: (n: number) =>
       new Promise<void>((resolve) => {
@@ -89,6 +116,62 @@ describe("watchLease", () => {
     expect(clock.count).toBe(0);
     expect(store.reads).toBe(3);
     watch.stop();
+  });
+
+  it("reads the lease at once when its holder logs its close, then soon, until the release shows", async () => {
+    const store = fakeStore();
+    const clock = manualTimeouts();
+    const freed: LeaseReading[] = [];
+    let onFree!: () => void;
+    const free = new Promise<void>((resolve) => {
+      onFree = resolve;
+    });
+    watchLease(store.store, "c", {
+      onFree: (lease) => {
+        freed.push(lease);
+        onFree();
+      },
+      now: () => NOW,
+      timers: clock.timers,
+    });
+    await store.read(1);
+    store.answer(live(NOW + 600_000));
+    expect(await clock.armed()).toBe(600_001);
+
+    // The holder closed: the expiry timer gives way to a reading now.
+    await store.close();
+    await store.read(2);
+    expect(clock.count).toBe(0);
+    store.answer(live(NOW + 600_000)); // still releasing: it finishes its background work first
+    expect(await clock.armed()).toBe(MIN_LEASE_WAIT_MS);
+    clock.fire();
+    await store.read(3);
+    store.answer(live(NOW + 600_000));
+    expect(await clock.armed()).toBe(2 * MIN_LEASE_WAIT_MS);
+    clock.fire();
+    await store.read(4);
+    const released = { ...live(NOW + 600_000), holder: undefined, live: false };
+    store.answer(released);
+    await free;
+    expect(freed).toEqual([released]);
+    expect(clock.count).toBe(0);
+  });
+
+  it("goes back to the expiry when another holder took the lease after a close", async () => {
+    const store = fakeStore();
+    const clock = manualTimeouts();
+    watchLease(store.store, "c", { onFree: () => {}, now: () => NOW, timers: clock.timers });
+    await store.read(1);
+    store.answer(live(NOW + 600_000));
+    await clock.armed();
+    await store.close();
+    await store.read(2);
+    store.answer(live(NOW + 600_000));
+    expect(await clock.armed()).toBe(MIN_LEASE_WAIT_MS);
+    clock.fire();
+    await store.read(3);
+    store.answer({ ...live(NOW + 900_000), holder: "pid 2 on host", token: 2 });
+    expect(await clock.armed()).toBe(900_001);
   });
 
   it("reports a released or never-taken lease at the first reading", async () => {

@@ -88,8 +88,14 @@ describe("spool run, resume and replay as processes", { timeout: PROCESSES_TIMEO
     expect(last.data).toMatchObject({ status: "completed", steps: 2 });
     const started = events.find((event) => event.type === "run.started")!;
     expect(last.stream).toEqual(started.stream);
-    // What was printed is what the log holds.
-    expect(await readEvents(workspace.dir, "as-json")).toEqual(events);
+    // What was printed is what the log holds, and then the runtime's close.
+    expect(await readEvents(workspace.dir, "as-json")).toEqual([
+      ...events,
+      expect.objectContaining({
+        type: "runtime.closed",
+        data: { reason: "the runtime closed", tasks: [] },
+      }),
+    ]);
 
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe("");

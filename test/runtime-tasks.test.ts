@@ -191,6 +191,7 @@ describe("tasks outlive their step and run", () => {
     const added = (await readAll(temp.store, continuity)).slice(events.length);
     expect(added.map((event) => [event.type, event.data])).toEqual([
       ["recovery.started", { open_runs: [], waiting_turns: 0 }],
+      ["runtime.closed", { reason: "the runtime closed", tasks: [] }],
     ]);
     // Replay re-enacts each restart at its `recovery.started` and re-derives the interruption.
     expect(await replayed(temp.store, work.tool)).toBeUndefined();

@@ -10,7 +10,8 @@ import { taskStreamId } from "./store-action-log.js";
  * `cancel(reason)` stops every task still running, each with `action.cancelled` on its own task
  * stream, and from then on cancels every task dispatched later (a background step still going),
  * so `cancel` followed by `settled` always ends. `running(stream)` says whether a task stream
- * belongs to a task alive here (recovery must not report it as interrupted).
+ * belongs to a task alive here (recovery must not report it as interrupted); `runningStreams()`
+ * lists them (what a close is about to cancel).
  */
 export class TaskSet {
   readonly #steps = new Map<StepScheduler, string>();
@@ -29,6 +30,15 @@ export class TaskSet {
       for (const id of scheduler.runningTasks()) if (taskStreamId(step, id) === stream) return true;
     }
     return false;
+  }
+
+  /** The streams of the tasks running in this set, in the order they were dispatched. */
+  runningStreams(): string[] {
+    const streams: string[] = [];
+    for (const [scheduler, step] of this.#steps) {
+      for (const id of scheduler.runningTasks()) streams.push(taskStreamId(step, id));
+    }
+    return streams;
   }
 
   /** Resolves once every task adopted so far, and every one adopted while waiting, has ended. */

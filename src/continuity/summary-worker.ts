@@ -85,6 +85,16 @@ export interface SummaryWorker {
   latest(thread: string): SummaryItem | undefined;
   /** Applies a logged worker event (cold start: what the log already holds). */
   observe(event: SpoolEvent): void;
+  /**
+   * The jobs (worker stream ids) the observed log shows started and never ended, and that do not
+   * run in this worker: a crash cut them off. Meaningful after the log was observed from its start.
+   */
+  interrupted(): readonly string[];
+  /**
+   * Ends each of `interrupted` with `summary.failed` (`interrupted`), so every started summary
+   * has an end; nothing is run again here (the next handoff asks for the summary it needs).
+   */
+  recover(): Promise<void>;
   /** Resolves once no job is running. */
   idle(): Promise<void>;
   /** Cancels every job in flight. */
@@ -103,6 +113,10 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
   const { store, continuity } = options;
   const threads = new Map<string, ThreadJobs>();
   const controllers = new Set<AbortController>();
+  /** Jobs running in this worker, by id. */
+  const live = new Set<string>();
+  /** Jobs the observed log started and did not end, by id. */
+  const open = new Map<string, EventData<"summary.started">>();
   const jobsOf = (thread: string) => {
     let found = threads.get(thread);
     if (!found) {
@@ -201,6 +215,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
     });
     const controller = new AbortController();
     controllers.add(controller);
+    live.add(id);
     const timeoutMs = options.timeoutMs ?? 120_000;
     const timer = setTimeout(() => controller.abort(new TimeoutMarker(timeoutMs)), timeoutMs);
     let outcome: SummaryOutcome;
@@ -284,6 +299,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
     } finally {
       clearTimeout(timer);
       controllers.delete(controller);
+      live.delete(id);
     }
     await store.append({
       continuity,
@@ -341,7 +357,11 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
         const jobs = jobsOf(data.thread);
         jobs.count = Math.max(jobs.count, data.attempt);
         if (data.mode === "precompute") jobs.precomputed = true;
+        open.set(event.stream.id, data);
+      } else if (event.type === "summary.failed") {
+        open.delete(event.stream.id);
       } else if (event.type === "summary.completed") {
+        open.delete(event.stream.id);
         const data = event.data as EventData<"summary.completed">;
         jobsOf(data.thread).latest = {
           id: data.id,
@@ -350,6 +370,31 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
           tokens: data.tokens,
           covers: data.covers,
         };
+      }
+    },
+    interrupted: () => [...open.keys()].filter((id) => !live.has(id)),
+    async recover() {
+      for (const id of [...open.keys()]) {
+        const started = open.get(id)!;
+        if (live.has(id)) continue;
+        await store.append({
+          continuity,
+          stream: { kind: "worker", id },
+          type: "summary.failed",
+          data: {
+            thread: started.thread,
+            summarizer: started.summarizer,
+            mode: started.mode,
+            attempt: started.attempt,
+            reason: "interrupted",
+            error: {
+              code: "summary.interrupted",
+              message:
+                "a restart cut this summary off before it ended; nothing it did is used, and the next handoff makes the summary it needs",
+            },
+          },
+        });
+        open.delete(id);
       }
     },
     async idle() {

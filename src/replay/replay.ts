@@ -54,6 +54,8 @@ export interface ReplayReport {
   recoveries: number;
   /** Cancels from outside (Ctrl-C) re-enacted where the log shows their first consequence. */
   cancels: number;
+  /** Closes re-enacted (each `runtime.closed`): the replayed runtime is closed there. */
+  closes: number;
   /**
    * What the replayed runtime tried to reach outside the log (a tool, relic, workflow, model,
    * feed source or the network): any makes the replay not identical.
@@ -71,8 +73,10 @@ export interface ReplayReport {
  * inner actions answered from the log. A restart (a crash, or a runtime that took the continuity
  * up after another) is re-enacted where the log shows recovery began: the replayed runtime is
  * stopped there and a fresh one recovers, as the original did; a cancel (Ctrl-C) where its first
- * consequence was logged. The runtime runs in a closed world (`ReplayWorld`) and `fetch` throws
- * while replay runs: whatever it reaches outside is reported. Resolves with the first
+ * consequence was logged; a close where its `runtime.closed` was logged (the replayed runtime is
+ * closed there and re-derives the event and every cancel it made; a turn after it is taken by a
+ * fresh runtime, as it was by another one). The runtime runs in a closed world (`ReplayWorld`)
+ * and `fetch` throws while replay runs: whatever it reaches outside is reported. Resolves with the first
  * difference, or `identical`.
  */
 export async function replayContinuity(options: ReplayOptions): Promise<ReplayReport> {
@@ -162,6 +166,9 @@ async function replayInto(
   let taken = 0;
   let recoveries = 0;
   let cancelled = 0;
+  let closes = 0;
+  /** The close of the replayed runtime, from a `runtime.closed` until a fresh one replaces it. */
+  let closing: Promise<void> | undefined;
 
   const report = (found?: ReplayDifference): ReplayReport => {
     const outside = world.reached[0];
@@ -177,6 +184,7 @@ async function replayInto(
       taken,
       recoveries,
       cancels: cancelled,
+      closes,
       reached: [...world.reached],
       ...(difference ? { difference } : {}),
     };
@@ -216,6 +224,24 @@ async function replayInto(
         (thread) => thread.openRun !== undefined && thread.parent === undefined,
       );
       applyContinuityEvent(sofar, event);
+      if (event.type === "runtime.closed") {
+        // Everything before the close was derived (and, with no run open, the runtime is idle,
+        // as the original was when it closed): the replayed runtime closes here.
+        const outcome = await verifying.settle(
+          () => matcher.matched >= countBefore(compared, event.seq),
+          stallMs,
+        );
+        if (outcome.difference) return report(outcome.difference);
+        if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
+        if (!runOpen) {
+          const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+          if (idle.difference) return report(idle.difference);
+          if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
+        }
+        closing = runtime.close().catch(() => {});
+        closes += 1;
+        continue;
+      }
       if (isInput(event)) {
         const outcome = await verifying.settle(
           () => matcher.matched >= countBefore(compared, event.seq),
@@ -231,7 +257,16 @@ async function replayInto(
         }
         await scratch.append(copyOf(event));
         inputTime = Math.max(inputTime, Date.parse(event.ts));
-        if (event.type === "turn.added") void runtime.accept(continuity, event.id).catch(() => {});
+        if (event.type !== "turn.added") continue;
+        if (closing !== undefined) {
+          // A closed runtime takes no turn: the original's next turn came to another runtime.
+          const closed = await verifying.settle(undefined, stallMs, closing);
+          if (closed.difference) return report(closed.difference);
+          if (closed.stalled) return report(firstUnmatched(matcher, event.seq));
+          closing = undefined;
+          runtime = options.makeRuntime(parts());
+        }
+        void runtime.accept(continuity, event.id).catch(() => {});
         continue;
       }
       if (event.type !== "recovery.started") continue;
@@ -262,6 +297,7 @@ async function replayInto(
       await scratch.flush();
       boundaryIndex += 1;
       recoveries += 1;
+      closing = undefined;
       verifying = verifyingStore();
       runtime = options.makeRuntime(parts());
       void runtime.resume(continuity).catch(() => {});

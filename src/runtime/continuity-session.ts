@@ -6,6 +6,7 @@ import {
   type ModelCatalogue,
   type TokenEstimator,
 } from "../providers/index.js";
+import { StoreError } from "../spec/index.js";
 import { runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
 import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
@@ -84,6 +85,7 @@ export class ContinuitySession {
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
   #feeds: SessionFeeds | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(continuity: string, shared: RuntimeShared) {
     this.continuity = continuity;
@@ -386,13 +388,56 @@ export class ContinuitySession {
   }
 
   /**
-   * Stops the session: cancels its run and its tasks, lets background work (summaries, hooks'
-   * actions: each bounded by its timeout) finish, and stops its feeds.
+   * Stops the session: logs `runtime.closed` (when this runtime took the continuity up), cancels
+   * its run and its tasks, lets background work (summaries, hooks' actions: each bounded by its
+   * timeout) finish, and stops its feeds.
+   *
+   * The close is a decision, so it is an event, and replay closes its runtime where the log has
+   * it. It is appended before anything is cancelled, and the cancels follow in the same tick: the
+   * store writes appends in call order, so every `action.cancelled` it causes comes after it, and
+   * no task can end between the decision and its cancel (the tasks it names are exactly those it
+   * cancels). Should the store refuse the event (the lease was taken over, the store closed), the
+   * close goes on all the same: the new owner's recovery reports what this one left open. Any
+   * other failure to log it is thrown once the close is done. A session closes once: a second
+   * call gives the first one's promise.
    */
-  async close(reason: string): Promise<void> {
+  close(reason: string): Promise<void> {
+    this.#closing ??= this.#close(reason);
+    return this.#closing;
+  }
+
+  async #close(reason: string): Promise<void> {
+    const logged = this.#logClosed(reason);
     this.cancel(reason);
-    await this.tasks.cancel(reason);
+    const cancelled = this.tasks.cancel(reason);
+    const failed = await logged;
+    await cancelled;
     await this.settled();
     await this.#feeds?.stop();
+    if (failed !== undefined && !(failed instanceof StoreError)) throw failed;
+  }
+
+  /**
+   * Appends `runtime.closed` for a continuity this runtime took up; resolves with the append's
+   * error, if it failed.
+   */
+  #logClosed(reason: string): Promise<unknown> {
+    if (!this.takenUp && this.running === undefined && this.waiting === 0) {
+      return Promise.resolve(undefined);
+    }
+    return this.shared.options.store
+      .append({
+        continuity: this.continuity,
+        type: "runtime.closed",
+        data: {
+          reason,
+          ...(this.running ? { run: this.running.thread } : {}),
+          tasks: this.tasks.runningStreams(),
+        },
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
   }
 }

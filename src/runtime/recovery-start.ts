@@ -14,11 +14,13 @@ export interface RecoveryStartOptions {
   tasks: readonly string[];
   /** Hook firings whose outcome the log lacks (`ContinuityDriver.interruptedHookActions`). */
   hookActions: readonly string[];
+  /** Summary jobs started and never ended, run by no live runtime (`SummaryWorker.interrupted`). */
+  summaries: readonly string[];
 }
 
 /**
  * Decides whether a resume is a recovery, and logs it (`recovery.started`) before anything is
- * recovered. It is one when a run, a handoff, a task or a hook action was left open, and also
+ * recovered. It is one when a run, a handoff, a task, a hook action or a summary was left open, and also
  * whenever a runtime takes up a continuity that another runtime ran (the log holds a thread),
  * even with nothing left open: what that runtime had decided and not logged yet (a handoff or a
  * summary's pre-compute after a run had completed, a hook's firing, the hooks' edge state) ended
@@ -30,12 +32,14 @@ export interface RecoveryStartOptions {
  * that runs it).
  */
 export async function startRecovery(options: RecoveryStartOptions): Promise<string[]> {
-  const { state, tasks } = options;
+  const { state, tasks, summaries } = options;
   const open = [...state.threads.values()]
     .filter((thread) => thread.openRun || thread.pendingHandoff)
     .map((thread) => thread.id);
   const restart = options.takingUp && state.threads.size > 0;
-  if (restart || open.length > 0 || tasks.length > 0 || options.hookActions.length > 0) {
+  const leftOpen =
+    open.length > 0 || tasks.length > 0 || options.hookActions.length > 0 || summaries.length > 0;
+  if (restart || leftOpen) {
     await options.store.append({
       continuity: options.continuity,
       type: "recovery.started",
@@ -43,6 +47,7 @@ export async function startRecovery(options: RecoveryStartOptions): Promise<stri
         open_runs: open,
         waiting_turns: state.waitingTurns.length,
         ...(tasks.length > 0 ? { open_tasks: tasks } : {}),
+        ...(summaries.length > 0 ? { open_summaries: summaries } : {}),
       },
     });
   }

@@ -9,7 +9,7 @@ import { interruptTasks } from "./task-recovery.js";
 /**
  * Resumes a continuity from its log alone (after a crash, or when another process's lease
  * lapsed): folds its state again, logs `recovery.started` when anything was left open, ends the
- * tasks and hook actions a crash cut off, recovers each open run (interrupted-action semantics,
+ * tasks, hook actions and summaries a crash cut off, recovers each open run (interrupted-action semantics,
  * `recoverRun`) and goes on with it, closes child threads cut off with their parent, then runs
  * the turns left waiting. Resolves with the results of the runs it ran.
  */
@@ -23,7 +23,7 @@ export async function resumeSession(session: ContinuitySession): Promise<ThreadR
   const state = await session.loadState();
   const results: ThreadRunResult[] = [];
   const tasks = [...state.openTasks.keys()].filter((stream) => !session.tasks.running(stream));
-  const { driver } = session;
+  const { driver, worker } = session;
   // The restart and what it found open are logged before anything is recovered; a cut-off
   // handoff is done again by the next step, into the same continuation id.
   await startRecovery({
@@ -33,9 +33,12 @@ export async function resumeSession(session: ContinuitySession): Promise<ThreadR
     takingUp,
     tasks,
     hookActions: driver.interruptedHookActions(),
+    summaries: worker.interrupted(),
   });
   await interruptTasks(store, continuity, state, tasks);
   await driver.recoverHookActions();
+  // Every started summary gets an end before a run goes on (its next handoff asks again).
+  await worker.recover();
   for (const thread of state.threads.values()) {
     if (!thread.openRun) continue;
     if (thread.parent) {

@@ -46,11 +46,18 @@ const globalTimers: WatchTimers = {
  * while it is live sets one timer to its expiry; when that fires it reads again, and a holder that
  * renewed meanwhile moves the timer to the new expiry. So a watch reads the store about once per
  * time to live (at least `MIN_LEASE_WAIT_MS` apart), and learns that a holder died at most that
- * minimum after its lease lapsed. A released lease is seen at the next reading, not at once:
- * nothing signals a release but the lease row.
+ * minimum after its lease lapsed.
+ *
+ * A holder that ends normally logs `runtime.closed` before it releases its lease (after letting
+ * its background work finish), and the watch follows the continuity for that event: on one it
+ * reads the lease at once, and while the same grant is still live, again after
+ * `MIN_LEASE_WAIT_MS`, doubling each time (never past the expiry), so a release is seen soon
+ * after it is made, not at the lease's expiry. A close logged before the watch began is not seen
+ * (its release is then found at the expiry reading).
  *
  * Contract: `onFree` is called at most once, never after `stop`; a failed reading is retried after
- * `LEASE_RETRY_MS`; the watch never throws.
+ * `LEASE_RETRY_MS`; a store that cannot be followed leaves the expiry timer alone to find a
+ * release; the watch never throws.
  */
 export function watchLease(
   store: EventStore,
@@ -59,33 +66,96 @@ export function watchLease(
 ): LeaseWatch {
   const now = options.now ?? Date.now;
   const timers = options.timers ?? globalTimers;
+  const follow = new AbortController();
   let stopped = false;
   let timer: unknown;
+  /** A holder closed: the grant it held (once read) and the next wait while it is still live. */
+  let closing: { token?: number; waitMs: number } | undefined;
 
   const wait = (ms: number) => {
     if (stopped) return;
     timer = timers.setTimeout(read, Math.max(ms, MIN_LEASE_WAIT_MS));
   };
+  const untilExpiry = (lease: NonNullable<LeaseReading>) => {
+    const expiry = lease.expiresAt - now() + 1;
+    if (closing && (closing.token ?? lease.token) === lease.token) {
+      closing.token = lease.token;
+      const ms = Math.min(closing.waitMs, expiry);
+      closing.waitMs *= 2;
+      return ms;
+    }
+    // Another grant than the closing holder's: its expiry is what counts again.
+    closing = undefined;
+    return expiry;
+  };
+  /** A reading in flight, and whether another was asked for meanwhile (a close came). */
+  let reading = false;
+  let again = false;
   function read(): void {
     timer = undefined;
     if (stopped) return;
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    /** Waits `ms` to read again, or reads now when a close asked for it meanwhile. */
+    const next = (ms: () => number) => {
+      reading = false;
+      if (stopped) return;
+      if (!again) return wait(ms());
+      again = false;
+      read();
+    };
     store.lease(continuity).then(
       (lease) => {
+        if (lease?.live) return next(() => untilExpiry(lease));
+        reading = false;
         if (stopped) return;
-        if (lease?.live) return wait(lease.expiresAt - now() + 1);
-        stopped = true;
+        stop();
         options.onFree(lease);
       },
-      () => wait(LEASE_RETRY_MS),
+      () => next(() => LEASE_RETRY_MS),
     );
   }
+  function stop(): void {
+    stopped = true;
+    follow.abort();
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
+  }
+  /** A close was logged: read now, then soon, until its release shows. */
+  const closed = () => {
+    if (stopped) return;
+    closing = { waitMs: MIN_LEASE_WAIT_MS };
+    if (timer !== undefined) timers.clearTimeout(timer);
+    read();
+  };
 
   read();
-  return {
-    stop() {
-      stopped = true;
-      if (timer !== undefined) timers.clearTimeout(timer);
-      timer = undefined;
-    },
-  };
+  void followCloses(store, continuity, follow.signal, closed);
+  return { stop };
+}
+
+/** Calls `closed` for every `runtime.closed` of `continuity` logged from now on, until `signal`. */
+async function followCloses(
+  store: EventStore,
+  continuity: string,
+  signal: AbortSignal,
+  closed: () => void,
+): Promise<void> {
+  try {
+    const after = await store.head();
+    if (signal.aborted) return;
+    for await (const message of store.subscribe({
+      continuity,
+      types: ["runtime.closed"],
+      after,
+      signal,
+    })) {
+      if (message.type === "event") closed();
+    }
+  } catch {
+    // Not followed (the store failed or closed): the expiry timer still finds the release.
+  }
 }

@@ -166,7 +166,7 @@ export const contextEvents = {
   }),
   "summary.failed": defineEvent({
     description:
-      "A summarizer failed (an error, a timeout or an empty summary); nothing it did is used.",
+      "A summarizer failed (an error, a timeout, an empty summary, or a restart cut it off); nothing it did is used.",
     criticality: "critical",
     streams: ["worker"],
     schema: z.strictObject({
@@ -174,7 +174,8 @@ export const contextEvents = {
       summarizer,
       mode: summaryMode,
       attempt,
-      reason: z.enum(["error", "timeout", "empty", "cancelled"]),
+      /** `interrupted`: a restart found it started and never ended (recovery wrote this). */
+      reason: z.enum(["error", "timeout", "empty", "cancelled", "interrupted"]),
       error,
     }),
   }),

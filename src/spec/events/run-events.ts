@@ -89,6 +89,21 @@ export const runEvents = {
       waiting_turns: z.number().int().nonnegative(),
       /** Task streams whose task had no result: each gets `action.interrupted`. */
       open_tasks: z.array(identifier).max(10_000).optional(),
+      /** Summary jobs (worker streams) started and never ended: each gets `summary.failed`. */
+      open_summaries: z.array(identifier).max(10_000).optional(),
+    }),
+  }),
+  "runtime.closed": defineEvent({
+    description:
+      "A runtime that ran the continuity closed: it cancels the run and the tasks it names (each then logs its own `action.cancelled`), lets background work finish and releases its lease. Replay closes its runtime here.",
+    criticality: "critical",
+    streams: ["continuity"],
+    schema: z.strictObject({
+      reason: z.string().min(1).max(2000),
+      /** The thread whose running run the close cancels. */
+      run: identifier.optional(),
+      /** Task streams still running, which the close cancels, in order. */
+      tasks: z.array(identifier).max(10_000),
     }),
   }),
   "step.interrupted": defineEvent({
