@@ -10,7 +10,7 @@ import {
   textTokens,
 } from "../continuity/index.js";
 import type { EventStore } from "../log/index.js";
-import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
+import type { ModelInfo, Provider, TokenEstimator, Usage } from "../providers/index.js";
 import {
   costOf,
   emptyUsage,
@@ -18,27 +18,23 @@ import {
   pressureRatio,
   toUsageData,
 } from "../providers/index.js";
-import type { EventData } from "../spec/index.js";
+import type { EventData, NewEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { stepStreamId } from "../transcript/index.js";
-import { type AgentStepResult, type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
+import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
+import {
+  addUsage,
+  type Decision,
+  decide,
+  type LimitHit,
+  loopDecided,
+  overLimit,
+  projectTotals,
+  type RunLimits,
+} from "./loop-decision.js";
 import type { NativeTools } from "./native-tools.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
 import type { ThreadHistory } from "./thread-history.js";
-
-/** The limits of a run; each is optional. */
-export interface RunLimits {
-  /** Model calls (steps) in one run. */
-  maxTurns?: number;
-  /** Input plus output tokens over the run. */
-  maxTokens?: number;
-  /** USD over the run, from the model catalogue's prices. */
-  maxSpendUsd?: number;
-  /** Wall-clock milliseconds of one run. */
-  maxWallMs?: number;
-  /** How deep `agent` actions may nest child threads. */
-  maxSpawnDepth?: number;
-}
 
 /** Everything a run of one thread needs. */
 export interface ThreadRunOptions {
@@ -340,6 +336,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       model: options.model,
       provider: options.provider.name,
     });
+    let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
     const outcome = await runAgentStep({
       store,
       continuity,
@@ -364,6 +361,19 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.random ? { random: options.random } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
+      // Decided as the step ends, and committed with its `step.completed` (a failed call waits
+      // for the error hooks, which may retry it: decided after).
+      conclude: (ended) => {
+        const decision = decide(ended, options.signal);
+        if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
+        const projected = projectTotals(totals, usage, ended.message.usage, info);
+        const limit =
+          decision.decision === "continue"
+            ? overLimit(options.limits, projected, projected.steps, now() - started)
+            : undefined;
+        early = { decision, limit };
+        return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
+      },
     });
     index += 1;
     totals.steps += 1;
@@ -385,7 +395,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       totals: { ...totals },
     });
 
-    let decision = decide(outcome, options.signal);
+    let decision = early?.decision ?? decide(outcome, options.signal);
     let retryDelay = 0;
     if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
       errorAttempt += 1;
@@ -406,21 +416,14 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     } else if (decision.decision !== "fail") {
       errorAttempt = 0;
     }
-    const limit =
-      decision.decision === "continue" || decision.decision === "retry"
-        ? overLimit(options.limits, totals, totals.steps, now() - started)
-        : undefined;
-    await store.append({
-      continuity,
-      stream: threadStream,
-      type: "loop.decided",
-      data: {
-        step,
-        decision: limit ? "limit" : decision.decision,
-        reason: limit ? `${limit.limit} reached (${limit.value} of ${limit.max})` : decision.reason,
-        results: outcome.summary.actions.length,
-      },
-    });
+    let limit = early?.limit;
+    if (!outcome.concluded) {
+      limit =
+        decision.decision === "continue" || decision.decision === "retry"
+          ? overLimit(options.limits, totals, totals.steps, now() - started)
+          : undefined;
+      await store.append(loopDecided(continuity, threadStream, step, decision, limit, outcome));
+    }
     if (limit) {
       await limitReached(limit.limit, limit.value, limit.max);
       return finish("limit");
@@ -460,81 +463,6 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     if (ended)
       return { ...ended, nextStep: thread === ended.thread ? index : 0, thread: ended.thread };
     if (retryDelay > 0) await options.lifecycle?.sleep(retryDelay, options.signal);
-  }
-}
-
-interface Decision {
-  decision: "continue" | "complete" | "fail" | "cancel" | "retry";
-  reason: string;
-  result?: string;
-  error?: { code: string; message: string };
-}
-
-/** What to do after a step. Pure: resume and replay take the same decision from the same step. */
-export function decide(outcome: AgentStepResult, signal?: AbortSignal): Decision {
-  const { message, summary } = outcome;
-  if (signal?.aborted || summary.cancelled) {
-    return { decision: "cancel", reason: "the step was cancelled" };
-  }
-  if (message.error) {
-    return {
-      decision: "fail",
-      reason: `the model call failed: ${message.error.code}`,
-      error: { code: message.error.code, message: message.error.message },
-    };
-  }
-  if (outcome.nativeCalls > 0) {
-    return { decision: "continue", reason: `${outcome.nativeCalls} tool call(s) to answer` };
-  }
-  if (outcome.responded && summary.final) {
-    return { decision: "complete", reason: "final response", result: outcome.response };
-  }
-  if (summary.errors.length > 0) {
-    return { decision: "continue", reason: `${summary.errors.length} protocol error(s) to fix` };
-  }
-  if (outcome.responded) {
-    return { decision: "continue", reason: "non-final response" };
-  }
-  if (summary.actions.length > 0) {
-    return { decision: "continue", reason: `${summary.actions.length} action result(s)` };
-  }
-  // A model that writes plain text without the protocol's tags has answered.
-  return {
-    decision: "complete",
-    reason: outcome.plainText.trim() === "" ? "empty output" : "plain-text answer",
-    result: outcome.plainText.trim(),
-  };
-}
-
-function overLimit(
-  limits: RunLimits,
-  totals: RunTotals,
-  steps: number,
-  wallMs: number,
-): { limit: RunLimitName; value: number; max: number } | undefined {
-  if (limits.maxTurns !== undefined && steps >= limits.maxTurns) {
-    return { limit: "max_turns", value: steps, max: limits.maxTurns };
-  }
-  const tokens = totals.inputTokens + totals.outputTokens;
-  if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
-    return { limit: "max_tokens", value: tokens, max: limits.maxTokens };
-  }
-  if (limits.maxSpendUsd !== undefined && totals.costUsd >= limits.maxSpendUsd) {
-    return { limit: "max_spend", value: totals.costUsd, max: limits.maxSpendUsd };
-  }
-  if (limits.maxWallMs !== undefined && wallMs >= limits.maxWallMs) {
-    return { limit: "wall_time", value: Math.round(wallMs), max: limits.maxWallMs };
-  }
-  return undefined;
-}
-
-function addUsage(total: Usage, step: Usage): void {
-  total.inputTokens += step.inputTokens;
-  total.outputTokens += step.outputTokens;
-  total.cacheReadTokens += step.cacheReadTokens;
-  total.cacheWriteTokens += step.cacheWriteTokens;
-  if (step.reasoningTokens !== undefined) {
-    total.reasoningTokens = (total.reasoningTokens ?? 0) + step.reasoningTokens;
   }
 }
 

@@ -12,11 +12,12 @@ import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
-import type { RunLimits, ThreadRunResult } from "./agent-loop.js";
+import type { ThreadRunResult } from "./agent-loop.js";
 import type { LeaseOptions } from "./continuity-lease.js";
 import type { ContinuityState } from "./continuity-state.js";
 import type { PermissionCheck } from "./gated-executor.js";
 import type { StepExecutorScope } from "./inner-action.js";
+import type { RunLimits } from "./loop-decision.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RuntimeFeeds } from "./session-feeds.js";
 

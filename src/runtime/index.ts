@@ -8,8 +8,6 @@
 export { formatActionResults, RESULT_TEXT_MAX, type ReportedAction } from "./action-results.js";
 export {
   catchUp,
-  decide,
-  type RunLimits,
   runThreadLoop,
   type ThreadRunOptions,
   type ThreadRunResult,
@@ -61,6 +59,7 @@ export {
   runInnerAction,
   type StepExecutorScope,
 } from "./inner-action.js";
+export { decide, type RunLimits } from "./loop-decision.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
