@@ -10,7 +10,7 @@ import {
   textTokens,
 } from "../continuity/index.js";
 import type { EventStore } from "../log/index.js";
-import type { ModelInfo, Provider, TokenEstimator, Usage } from "../providers/index.js";
+import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
 import {
   costOf,
   emptyUsage,
@@ -18,7 +18,7 @@ import {
   pressureRatio,
   toUsageData,
 } from "../providers/index.js";
-import type { EventData, NewEvent } from "../spec/index.js";
+import type { EventData } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { stepStreamId } from "../transcript/index.js";
 import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
