@@ -1,5 +1,6 @@
 import { canonicalJson, type SpoolEvent } from "../spec/index.js";
 import type { ReadQuery } from "./event-store.js";
+import { dataAsStored } from "./stored-data.js";
 
 /** Most events the tail holds before it starts over (it is a cache, not a copy of the log). */
 const MAX_EVENTS = 4096;
@@ -61,7 +62,7 @@ export class RecentTail {
       let event = list[i]!;
       if (event.seq > until) break;
       if (!this.#asStored.has(event)) {
-        event = { ...event, data: JSON.parse(canonicalJson(event.data)) };
+        event = { ...event, data: dataAsStored(event, canonicalJson) };
         this.#asStored.add(event);
         list[i] = event;
       }

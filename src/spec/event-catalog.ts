@@ -16,6 +16,7 @@ import { runEvents } from "./events/run-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
+import { compileFastParse, NOT_FAST } from "./fast-parse.js";
 
 /**
  * Every event type Spool writes, with its schema and criticality. Later modules add their families
@@ -36,6 +37,19 @@ export const EVENT_CATALOG = {
   ...runEvents,
   ...contextEvents,
 } satisfies Record<string, EventSpec>;
+
+// Every type without a hand-written fast check gets one compiled from its schema, when the
+// schema is plain enough (`compileFastParse`): most events the runtime appends skip zod.
+for (const spec of Object.values(EVENT_CATALOG) as EventSpec[]) {
+  if (spec.fastData) continue;
+  const parse = compileFastParse(spec.schema);
+  if (parse) {
+    spec.fastData = (data) => {
+      const parsed = parse(data);
+      return parsed === NOT_FAST ? undefined : parsed;
+    };
+  }
+}
 
 /** A type name from the catalog. */
 export type EventType = keyof typeof EVENT_CATALOG;

@@ -11,6 +11,7 @@ import {
   storedEvent,
 } from "../../spec/index.js";
 import type { LeaseFence } from "../lease.js";
+import { rememberStoredData } from "../stored-data.js";
 import { BatchWriter, FIELDS, SEPARATOR, type WriteResult } from "./sqlite-write.js";
 
 /**
@@ -106,7 +107,11 @@ export class SqliteWriter {
         try {
           this.#local.begin(fences);
           this.#local.add(fields, null, []);
-          return this.#stored(batch, this.#local.commit(), []);
+          const stored = this.#stored(batch, this.#local.commit(), []);
+          for (let i = 0; i < stored.length; i++) {
+            rememberStoredData(stored[i]!, fields[i * FIELDS + 9]!);
+          }
+          return stored;
         } catch (error) {
           this.#local.rollback();
           throw error;

@@ -1,0 +1,17 @@
+import type { SpoolEvent } from "../spec/index.js";
+
+/**
+ * The canonical JSON a backend stored as an event's data, kept beside the event it wrote (while
+ * the event lives): a read answered from memory parses it instead of serialising the data again.
+ */
+const storedJson = new WeakMap<SpoolEvent, string>();
+
+/** Remembers `json` as the data `event` was stored with. */
+export function rememberStoredData(event: SpoolEvent, json: string): void {
+  storedJson.set(event, json);
+}
+
+/** The data of `event` as a read of the store gives it: parsed from its canonical JSON. */
+export function dataAsStored(event: SpoolEvent, canonical: (value: unknown) => string): unknown {
+  return JSON.parse(storedJson.get(event) ?? canonical(event.data));
+}
