@@ -166,5 +166,12 @@ describe("spool replay's exit code", { timeout: TIMEOUT }, () => {
     const original = await replay(continuity);
     expect(original.stdout).toMatch(/^identical: /);
     expect(original.code).toBe(0);
+    // Without a continuity: the most recently active one (the edited copy's only one).
+    const latest = await runSpool(["replay", "--db", copyDb], {
+      cwd: workspace.dir,
+      env: workspace.env(),
+    });
+    expect(latest.stdout).toMatch(/^differs: /);
+    expect(latest.code).toBe(1);
   });
 });

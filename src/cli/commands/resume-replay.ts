@@ -13,6 +13,7 @@ import {
   withStore,
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
+import { withActiveContinuity } from "./active-continuity.js";
 import { foregroundDirective, openAgentSession } from "./agent-session.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
 
@@ -38,10 +39,10 @@ Options:
 
 /** Help of `spool replay`: for the integrator to register in `USAGE`. */
 export const REPLAY_USAGE: CommandHelp = {
-  synopsis: "spool replay <continuity> [--verify] [--json]",
-  text: `Usage: spool replay <continuity> [--verify] [--json] [--db …]
+  synopsis: "spool replay [<continuity>] [--verify] [--json]",
+  text: `Usage: spool replay [<continuity>] [--verify] [--json] [--db …]
 
-Re-runs a continuity from its log into a scratch store: its inputs again, the recorded model
+Re-runs a continuity (default: the most recently active one) from its log into a scratch store: its inputs again, the recorded model
 outputs and tool results in place of the model and the tools (nothing external is called),
 restarts (a crash, or a process taking the continuity up after another) re-enacted where
 recovery began. Every decision (context, dispatch, retry, skip, loop decision, recovery) is
@@ -121,16 +122,14 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
     json: { type: "boolean" },
     "stall-seconds": { type: "string" },
   });
-  const continuity = positionals[0];
-  if (continuity === undefined) throw new UsageError(command, "missing <continuity>");
+  const given = positionals[0];
   const stallSeconds = Number(values["stall-seconds"] ?? 10);
   if (!(stallSeconds > 0)) {
     throw new UsageError(command, "--stall-seconds must be a positive number of seconds");
   }
   const target = locateStore(ctx, values.db);
-  if (!target.exists) throw storeNotFound(target);
-  return withStore(ctx, target, async (store) => {
-    if (!(await store.continuity(continuity))) throw continuityNotFound(target, continuity);
+  // Without a continuity: the most recently active one, as `spool context` and `spool log` do.
+  return withActiveContinuity(ctx, target, given, async (store, continuity) => {
     const foreground = await foregroundDirective(store, continuity);
     const sessions: ReturnType<typeof openAgentSession>[] = [];
     const report = await replayContinuity({
