@@ -198,6 +198,25 @@ async function replayInto(
   let verifying: VerifyingStore = verifyingStore();
   let runtime = options.makeRuntime(parts());
 
+  /**
+   * Waits until everything the log has before `event` is derived and, when the original had no
+   * run open there, until the runtime is idle, as the original was: the report of what went
+   * wrong on the way, if anything.
+   */
+  const reachBefore = async (event: SpoolEvent, runOpen: boolean) => {
+    const outcome = await verifying.settle(
+      () => matcher.matched >= countBefore(compared, event.seq),
+      stallMs,
+    );
+    if (outcome.difference) return report(outcome.difference);
+    if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
+    if (runOpen) return undefined;
+    const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
+    if (idle.difference) return report(idle.difference);
+    if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
+    return undefined;
+  };
+
   const release = sealFetch(world);
   try {
     const sofar = foldContinuityState([]);
@@ -227,34 +246,15 @@ async function replayInto(
       if (event.type === "runtime.closed") {
         // Everything before the close was derived (and, with no run open, the runtime is idle,
         // as the original was when it closed): the replayed runtime closes here.
-        const outcome = await verifying.settle(
-          () => matcher.matched >= countBefore(compared, event.seq),
-          stallMs,
-        );
-        if (outcome.difference) return report(outcome.difference);
-        if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
-        if (!runOpen) {
-          const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
-          if (idle.difference) return report(idle.difference);
-          if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
-        }
+        const failed = await reachBefore(event, runOpen);
+        if (failed) return failed;
         closing = runtime.close().catch(() => {});
         closes += 1;
         continue;
       }
       if (isInput(event)) {
-        const outcome = await verifying.settle(
-          () => matcher.matched >= countBefore(compared, event.seq),
-          stallMs,
-        );
-        if (outcome.difference) return report(outcome.difference);
-        if (outcome.stalled) return report(firstUnmatched(matcher, event.seq));
-        if (!runOpen) {
-          // The original had finished its runs when this input came: so must the replay.
-          const idle = await verifying.settle(undefined, stallMs, runtime.idle(continuity));
-          if (idle.difference) return report(idle.difference);
-          if (idle.stalled) return report(firstUnmatched(matcher, event.seq));
-        }
+        const failed = await reachBefore(event, runOpen);
+        if (failed) return failed;
         await scratch.append(copyOf(event));
         inputTime = Math.max(inputTime, Date.parse(event.ts));
         if (event.type !== "turn.added") continue;
