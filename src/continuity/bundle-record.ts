@@ -74,7 +74,7 @@ export function prepareBundle(
     data: compiledData(bundle, {
       model: bundle.request.model,
       system,
-      ...(bundle.request.tools ? { tools: sha256(canonicalJson(bundle.request.tools)) } : {}),
+      ...(bundle.request.tools ? { tools: toolsHash(bundle.request.tools) } : {}),
       ...(bundle.feeds ? { feeds: bundle.feeds } : {}),
     }),
     stored,
@@ -137,6 +137,18 @@ export async function bundleManifest(
   }
   if (!data.bundle) return undefined;
   return JSON.parse((await artifacts.get(data.bundle.hash)).toString("utf8")) as BundleManifest;
+}
+
+/** sha256 of tool specs' canonical JSON, by array: a directive's tools are one array per run. */
+const TOOLS_HASHES = new WeakMap<object, string>();
+
+function toolsHash(tools: object): string {
+  let hash = TOOLS_HASHES.get(tools);
+  if (hash === undefined) {
+    hash = sha256(canonicalJson(tools));
+    TOOLS_HASHES.set(tools, hash);
+  }
+  return hash;
 }
 
 function sha256(text: string): string {

@@ -1,5 +1,9 @@
 import { createHash } from "node:crypto";
 import type { ProviderMessage, ProviderRequest, TokenEstimator } from "../providers/index.js";
+
+/** A tool offered natively, as a request carries it. */
+type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
+
 import { canonicalJson } from "../spec/index.js";
 import {
   type ContextBundle,
@@ -39,18 +43,19 @@ export function compileContext(
   const cost = (entry: ContextMessage) => cachedRaw(entry, model, messageRaw);
   const fits = (raw: number) => Math.ceil(raw * factor) <= budget;
 
-  const tools = directive.tools && directive.tools.length > 0 ? [...directive.tools] : undefined;
+  // The directive's own array: the same from step to step, so what is cached by it (its tokens,
+  // its canonical JSON in the digest) is computed once.
+  const tools =
+    directive.tools && directive.tools.length > 0 ? (directive.tools as ToolSpec[]) : undefined;
   const system = systemPrompt(directive.system, view.pinned);
-  const systemRaw = estimator.raw(model, { system, messages: [], ...(tools ? { tools } : {}) });
-  const pinnedRaw =
-    view.pinned.length === 0
-      ? 0
-      : systemRaw -
-        estimator.raw(model, {
-          system: directive.system,
-          messages: [],
-          ...(tools ? { tools } : {}),
-        });
+  const { systemRaw, pinnedRaw } = fixedRaw(
+    estimator,
+    model,
+    directive.system,
+    system,
+    tools,
+    view.pinned.length > 0,
+  );
   let raw = systemRaw;
 
   // The newest user turn and everything after it are mandatory.
@@ -297,4 +302,50 @@ export function mergeUserMessages(messages: readonly ProviderMessage[]): Provide
     }
   }
   return merged;
+}
+
+/** The last fixed part counted per estimator: most steps of a run have the same one. */
+const FIXED_RAW = new WeakMap<
+  TokenEstimator,
+  {
+    model: string;
+    base: string;
+    system: string;
+    tools: readonly ToolSpec[] | undefined;
+    pinned: boolean;
+    systemRaw: number;
+    pinnedRaw: number;
+  }
+>();
+
+/**
+ * Raw tokens of the system prompt with the tools (`systemRaw`), and of the pinned items in it
+ * (`pinnedRaw`): counted once while the model, prompt and tools stay the same.
+ */
+function fixedRaw(
+  estimator: TokenEstimator,
+  model: string,
+  base: string,
+  system: string,
+  tools: readonly ToolSpec[] | undefined,
+  pinned: boolean,
+): { systemRaw: number; pinnedRaw: number } {
+  const last = FIXED_RAW.get(estimator);
+  if (
+    last &&
+    last.model === model &&
+    last.base === base &&
+    last.system === system &&
+    last.tools === tools &&
+    last.pinned === pinned
+  ) {
+    return last;
+  }
+  const withTools = tools ? { tools: tools as ToolSpec[] } : {};
+  const systemRaw = estimator.raw(model, { system, messages: [], ...withTools });
+  const pinnedRaw = !pinned
+    ? 0
+    : systemRaw - estimator.raw(model, { system: base, messages: [], ...withTools });
+  FIXED_RAW.set(estimator, { model, base, system, tools, pinned, systemRaw, pinnedRaw });
+  return { systemRaw, pinnedRaw };
 }
