@@ -1,9 +1,5 @@
 import { createHash } from "node:crypto";
 import type { ProviderMessage, ProviderRequest, TokenEstimator } from "../providers/index.js";
-
-/** A tool offered natively, as a request carries it. */
-type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
-
 import { canonicalJson } from "../spec/index.js";
 import {
   type ContextBundle,
@@ -17,6 +13,8 @@ import {
   type ThreadView,
 } from "./context-bundle.js";
 
+/** A tool offered natively, as a request carries it. */
+type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
 /**
  * Compiles the context of a thread's next model call: the system prompt (the directive and the
  * pinned rules and facts), the summary chain of the thread's lineage, context feeds, and the

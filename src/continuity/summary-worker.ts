@@ -117,6 +117,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
   const live = new Set<string>();
   /** Jobs the observed log started and did not end, by id. */
   const open = new Map<string, EventData<"summary.started">>();
+  const interrupted = () => [...open.keys()].filter((id) => !live.has(id));
   const jobsOf = (thread: string) => {
     let found = threads.get(thread);
     if (!found) {
@@ -372,30 +373,33 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
         };
       }
     },
-    interrupted: () => [...open.keys()].filter((id) => !live.has(id)),
+    interrupted,
     async recover() {
-      for (const id of [...open.keys()]) {
-        const started = open.get(id)!;
-        if (live.has(id)) continue;
-        await store.append({
-          continuity,
-          stream: { kind: "worker", id },
-          type: "summary.failed",
-          data: {
-            thread: started.thread,
-            summarizer: started.summarizer,
-            mode: started.mode,
-            attempt: started.attempt,
-            reason: "interrupted",
-            error: {
-              code: "summary.interrupted",
-              message:
-                "a restart cut this summary off before it ended; nothing it did is used, and the next handoff makes the summary it needs",
+      const ended = interrupted();
+      // One commit for all of them: they end together, before any run goes on.
+      await store.appendBatch(
+        ended.map((id) => {
+          const started = open.get(id)!;
+          return {
+            continuity,
+            stream: { kind: "worker" as const, id },
+            type: "summary.failed",
+            data: {
+              thread: started.thread,
+              summarizer: started.summarizer,
+              mode: started.mode,
+              attempt: started.attempt,
+              reason: "interrupted",
+              error: {
+                code: "summary.interrupted",
+                message:
+                  "a restart cut this summary off before it ended; nothing it did is used, and the next handoff makes the summary it needs",
+              },
             },
-          },
-        });
-        open.delete(id);
-      }
+          };
+        }),
+      );
+      for (const id of ended) open.delete(id);
     },
     async idle() {
       while (true) {

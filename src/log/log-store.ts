@@ -187,13 +187,17 @@ class LogStore implements EventStore {
   async *read(query: ReadQuery = {}): AsyncIterable<SpoolEvent> {
     let after = query.after ?? 0;
     let remaining = query.limit ?? Number.POSITIVE_INFINITY;
-    const head = await this.#backend.head();
-    const recent = this.#tail.answer(query, head);
+    // The head only when it is needed: a read the tail may answer, or one without `until`.
+    const head =
+      RecentTail.mayAnswer(query) || query.until === undefined
+        ? await this.#backend.head()
+        : undefined;
+    const recent = head === undefined ? undefined : this.#tail.answer(query, head);
     if (recent) {
       yield* recent;
       return;
     }
-    const until = query.until ?? head;
+    const until = query.until ?? head!;
     while (remaining > 0 && after < until) {
       const want = Math.min(this.#pageSize, remaining);
       const page = await this.#backend.readPage({ ...query, until }, after, want);

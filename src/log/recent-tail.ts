@@ -41,6 +41,11 @@ export class RecentTail {
     this.#known = events.at(-1)!.seq;
   }
 
+  /** True for the reads the tail may answer: one continuity's whole stream. */
+  static mayAnswer(query: ReadQuery): boolean {
+    return query.continuity !== undefined && !query.stream && !query.types;
+  }
+
   /**
    * The events `query` reads, when the tail can answer it while the store's head is `head`;
    * `undefined` when the database must. Only reads of one continuity's whole stream (with `after`,
@@ -48,7 +53,7 @@ export class RecentTail {
    */
   answer(query: ReadQuery, head: number): readonly SpoolEvent[] | undefined {
     const { continuity } = query;
-    if (continuity === undefined || query.stream || query.types) return undefined;
+    if (continuity === undefined || !RecentTail.mayAnswer(query)) return undefined;
     const after = query.after ?? 0;
     if (head !== this.#known || after < this.#from) return undefined;
     const list = this.#byContinuity.get(continuity);
