@@ -226,10 +226,14 @@ async function replayInto(
         // Everything the log has before the cancel's first consequence happened before the cancel
         // (or the runtime waits on the held append just before it: the cancel lands there).
         const gates = [...cancelGates.values()].filter((gate) => gate.seq === event.seq);
+        // A cancel the loop's decision saw (committed with the step's end) waits, besides, for
+        // everything before that commit: the step's actions ended before the run decided.
+        const start = concludingCommitStart(original, event.seq);
+        const concluded = start === event.seq ? 0 : countBefore(compared, start);
         const outcome = await verifying.settle(
           () =>
             matcher.matched >= countBefore(compared, event.seq) ||
-            gates.every((gate) => gate.reached),
+            (gates.every((gate) => gate.reached) && matcher.matched >= concluded),
           stallMs,
         );
         if (outcome.difference) return report(outcome.difference);
@@ -337,7 +341,8 @@ function cancelGatesOf(
   const gates = new Map<string, CancelGate>();
   const actionOf = (event: SpoolEvent) => (event.data as { action_id?: unknown }).action_id;
   for (const point of cancels.values()) {
-    const before = original.filter((event) => event.seq < point.seq && isCompared(event));
+    const start = concludingCommitStart(original, point.seq);
+    const before = original.filter((event) => event.seq < start && isCompared(event));
     // The actions this cancel ended: each is held at its own last step before the cancel.
     const ended = new Set<unknown>();
     for (const event of original) {
@@ -364,6 +369,29 @@ function cancelGatesOf(
   }
   return gates;
 }
+
+/**
+ * The seq where the commit holding a cancel's first consequence begins. A `loop.decided: cancel`
+ * is made before the step's `step.completed` (and its sinks' reports) and committed with them:
+ * the run saw the cancel while it waited on the append before that commit, so the gate goes
+ * there. Any other consequence is its own commit's start.
+ */
+function concludingCommitStart(original: readonly SpoolEvent[], seq: number): number {
+  let at = original.findIndex((event) => event.seq === seq);
+  const first = original[at];
+  if (!first || first.type !== "loop.decided") return seq;
+  const step = (first.data as { step?: unknown }).step;
+  while (at > 0) {
+    const previous = original[at - 1]!;
+    const ofStep = previous.stream.kind === "step" && previous.stream.id === step;
+    if (!ofStep || !CONCLUDING_TYPES.has(previous.type)) break;
+    at -= 1;
+  }
+  return original[at]!.seq;
+}
+
+/** What a step's concluding commit holds before its `loop.decided`. */
+const CONCLUDING_TYPES = new Set(["step.completed", "sink.failed", "sink.lagging"]);
 
 /** A hold on one derived event's append until a cancel is issued (see `cancelGatesOf`). */
 interface CancelGate {

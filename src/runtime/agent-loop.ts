@@ -26,8 +26,10 @@ import {
   addUsage,
   type Decision,
   decide,
+  type LimitHit,
   loopDecided,
   overLimit,
+  projectTotals,
   type RunLimits,
 } from "./loop-decision.js";
 import type { NativeTools } from "./native-tools.js";
@@ -334,6 +336,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       model: options.model,
       provider: options.provider.name,
     });
+    let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
     const outcome = await runAgentStep({
       store,
       continuity,
@@ -358,6 +361,19 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.random ? { random: options.random } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
+      // Decided as the step ends, and committed with its `step.completed` (a failed call waits
+      // for the error hooks, which may retry it: decided after).
+      conclude: (ended) => {
+        const decision = decide(ended, options.signal);
+        if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
+        const projected = projectTotals(totals, usage, ended.message.usage, info);
+        const limit =
+          decision.decision === "continue"
+            ? overLimit(options.limits, projected, projected.steps, now() - started)
+            : undefined;
+        early = { decision, limit };
+        return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
+      },
     });
     index += 1;
     totals.steps += 1;
@@ -379,7 +395,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       totals: { ...totals },
     });
 
-    let decision = decide(outcome, options.signal);
+    let decision = early?.decision ?? decide(outcome, options.signal);
     let retryDelay = 0;
     if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
       errorAttempt += 1;
@@ -400,11 +416,14 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     } else if (decision.decision !== "fail") {
       errorAttempt = 0;
     }
-    const limit =
-      decision.decision === "continue" || decision.decision === "retry"
-        ? overLimit(options.limits, totals, totals.steps, now() - started)
-        : undefined;
-    await store.append(loopDecided(continuity, threadStream, step, decision, limit, outcome));
+    let limit = early?.limit;
+    if (!outcome.concluded) {
+      limit =
+        decision.decision === "continue" || decision.decision === "retry"
+          ? overLimit(options.limits, totals, totals.steps, now() - started)
+          : undefined;
+      await store.append(loopDecided(continuity, threadStream, step, decision, limit, outcome));
+    }
     if (limit) {
       await limitReached(limit.limit, limit.value, limit.max);
       return finish("limit");

@@ -50,6 +50,12 @@ export interface AgentStepOptions {
    * Without it nobody waits for them or stops them once the step has ended.
    */
   tasks?: TaskSet;
+  /**
+   * The events that conclude the step (the loop's decision), given its outcome once the model
+   * and every `sync`/`async` action have finished: committed in one batch with `step.completed`.
+   * `undefined` leaves them to the caller (`concluded` is then false).
+   */
+  conclude?: (outcome: AgentStepResult) => readonly NewEvent[] | undefined;
 }
 
 /** What an executor factory is given: the step's id, action log and variables. */
@@ -77,6 +83,8 @@ export interface AgentStepResult {
   plainText: string;
   /** Native tool calls the model made. */
   nativeCalls: number;
+  /** True when `conclude`'s events were committed with `step.completed`. */
+  concluded: boolean;
 }
 
 /**
@@ -150,6 +158,25 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     }
   })();
 
+  const outcomeOf = (message: AssembledMessage): AgentStepResult => ({
+    step,
+    message,
+    summary: summary ?? { actions: [], errors: [], cancelled: true, final: false },
+    response,
+    responded,
+    plainText,
+    nativeCalls: native.length,
+    concluded: false,
+  });
+  let concluded = false;
+  // The step's actions end before `step.completed`, so the loop's decision goes in its commit.
+  const beforeCompleted = async (message: AssembledMessage) => {
+    text.close();
+    await consume;
+    const events = options.conclude?.(outcomeOf(message));
+    concluded = events !== undefined;
+    return events ?? [];
+  };
   const model = await runModelStep({
     store,
     continuity,
@@ -159,6 +186,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     request: options.request,
     ...(options.preamble ? { preamble: options.preamble } : {}),
     sinks: [bridge],
+    beforeCompleted,
     ...(options.estimator ? { estimator: options.estimator } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.transcript ? { transcript: options.transcript } : {}),
@@ -166,15 +194,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
   });
   text.close();
   await consume;
-  return {
-    step,
-    message: model.message,
-    summary: summary ?? { actions: [], errors: [], cancelled: true, final: false },
-    response,
-    responded,
-    plainText,
-    nativeCalls: native.length,
-  };
+  return { ...outcomeOf(model.message), concluded };
 }
 
 const NO_POSITION = { offset: 0, line: 1, column: 1 };

@@ -1,4 +1,5 @@
-import type { Usage } from "../providers/index.js";
+import type { ModelInfo, Usage } from "../providers/index.js";
+import { costOf } from "../providers/index.js";
 import type { NewEvent } from "../spec/index.js";
 import type { AgentStepResult } from "./agent-step.js";
 import type { RunLimitName, RunTotals } from "./run-notice.js";
@@ -83,6 +84,22 @@ export function loopDecided(
       reason: limit ? `${limit.limit} reached (${limit.value} of ${limit.max})` : decision.reason,
       results: outcome.summary.actions.length,
     },
+  };
+}
+
+/** The run's totals as they will be once `step` (its usage) is counted. */
+export function projectTotals(
+  totals: RunTotals,
+  usage: Usage,
+  step: Usage,
+  info: ModelInfo | undefined,
+): RunTotals {
+  return {
+    ...totals,
+    steps: totals.steps + 1,
+    inputTokens: usage.inputTokens + step.inputTokens,
+    outputTokens: usage.outputTokens + step.outputTokens,
+    costUsd: totals.costUsd + (info ? costOf(step, info).total : 0),
   };
 }
 

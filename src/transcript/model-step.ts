@@ -52,6 +52,12 @@ export interface ModelStepOptions {
    * `step.started`: the call begins after one durable commit instead of two.
    */
   preamble?: readonly NewEvent[];
+  /**
+   * Awaited once the stream has ended, before `step.completed` is appended (a runtime lets the
+   * step's actions finish here): the events it gives (the loop's decision) are committed in one
+   * batch with `step.completed`, after it. `duration_ms` is the model call's, measured before.
+   */
+  beforeCompleted?: (message: AssembledMessage) => Promise<readonly NewEvent[]>;
 }
 
 /** How a model step ended. */
@@ -117,7 +123,10 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const message = await returned.message();
 
   // `message.completed` is durable (the log sink appended it at the stream's end, while other
-  // sinks and running actions went on); the sinks' reports and `step.completed` are one commit.
+  // sinks and running actions went on); the sinks' reports, `step.completed` and what
+  // `beforeCompleted` gives are one commit.
+  const durationMs = Math.max(0, now() - started);
+  const after = (await options.beforeCompleted?.(message)) ?? [];
   await store.appendBatch([
     ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
     {
@@ -129,9 +138,10 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
         model: message.model || model,
         usage: toUsageData(message.usage),
         stop_reason: message.stopReason,
-        duration_ms: Math.max(0, now() - started),
+        duration_ms: durationMs,
       },
     },
+    ...after,
   ]);
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
