@@ -379,7 +379,7 @@ function cancelGatesOf(
 function concludingCommitStart(original: readonly SpoolEvent[], seq: number): number {
   let at = original.findIndex((event) => event.seq === seq);
   const first = original[at];
-  if (!first || first.type !== "loop.decided") return seq;
+  if (first?.type !== "loop.decided") return seq;
   const step = (first.data as { step?: unknown }).step;
   while (at > 0) {
     const previous = original[at - 1]!;
