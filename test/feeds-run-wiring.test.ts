@@ -143,6 +143,12 @@ internal_actions:
             id: "clock",
             source: { params: { format: "ISO8601" } },
           }) +
+          // `$$clock` keeps the reference in the definition: the feed resolves it at each read.
+          action("internal", "ref", "add_context_feed", {
+            id: "echoed",
+            type: "on_demand",
+            source: { type: "tool", name: "echo", params: { of: "$$clock" } },
+          }) +
           '<response final="false">updated</response>',
         action("internal", "again", "add_context_feed", clockFeed) +
           action("internal", "rm", "remove_context_feed", { id: "clock" }) +
@@ -168,7 +174,9 @@ internal_actions:
     expect(contexts[1]).toContain(String(CLOCK / 1000));
     expect(contexts[2]).toContain("2026-11-23T08:00:00Z");
     // A value that is not a JSON object or array is its text.
-    expect(echo.calls).toEqual([{ at: String(CLOCK / 1000) }]);
+    expect(echo.calls).toEqual([{ at: String(CLOCK / 1000) }, { of: "2026-11-23T08:00:00Z" }]);
+    const echoed = data(events, "feed.added").find((item) => item.feed_id === "echoed");
+    expect(echoed?.definition).toMatchObject({ source: { params: { of: "$clock" } } });
     expect(result.result).toBe("It is 2026-11-23T08:00:00Z.");
 
     // Each change sits on the step of the action that made it.
