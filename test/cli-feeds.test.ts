@@ -7,6 +7,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConversationView } from "../src/cli/commands/conversation-view.js";
+import { createStyle } from "../src/cli/format.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import { runSpool } from "./support/cli.js";
 import { createWorkspace, readEvents, type Workspace } from "./support/cli-e2e.js";
@@ -81,6 +83,20 @@ describe("context feeds through the CLI", { timeout: 120_000 }, () => {
       expect.objectContaining({ action_id: "rm", reason: "not-allowed" }),
     );
     expect(data(events, "feed.removed")).toEqual([]);
+
+    // `spool tail`'s view shows the model's actions, not the feed engine's reads.
+    let shown = "";
+    const view = new ConversationView({
+      style: createStyle(false),
+      width: 200,
+      write: (chunk) => {
+        shown += chunk;
+      },
+    });
+    for (const event of events) view.push(event);
+    view.finish();
+    expect(shown).toContain("relic kv.set");
+    expect(shown).not.toContain("kv.get");
 
     const replay = await runSpool(["replay", "feeds", "--verify"], { cwd: workspace.dir, env });
     expect(replay.stdout).toMatch(/^identical: /);
