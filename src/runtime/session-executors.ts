@@ -50,8 +50,8 @@ export function sessionExecutors(
     ...continuityActions({ store: options.store, continuity: session.continuity, thread }),
     ...(options.internalActions ?? []),
   ];
-  // The table is checked once per run (a policy naming an action no table has is a ConfigError
-  // now, not at the first step); each step's table binds the feed actions to that step.
+  // Checked here, so a policy naming an action no table has fails the run before its first
+  // step; each step's own table binds the feed actions to that step (replay looks them up by it).
   const policy = options.internalActionsPolicy;
   internalActionTable([...internalActions, ...session.feeds.actions("")], policy);
   const internal = (step: string) =>
