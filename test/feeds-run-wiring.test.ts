@@ -21,6 +21,7 @@ import type { AgentRuntimeOptions, AgentSpec } from "../src/runtime/index.js";
 import type { EventData, EventType, SpoolEvent } from "../src/spec/index.js";
 import { createWorkflowExecutor, parseWorkflow } from "../src/workflows/index.js";
 import { longRunAgent, longRunRuntime, SMALL_MODEL } from "./support/continuity-run.js";
+import { dyingAt } from "./support/dying-store.js";
 import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
@@ -322,6 +323,63 @@ context_feeds:
       '<context_feed id="note" status="unavailable" error="action.not-allowed">',
     );
     expect(events.some((event) => event.type === "relic.called")).toBe(false);
+    expect(report.identical).toBe(true);
+  });
+  it("closes the reads a crash cut off as interrupted when the feeds start again, and replays identical", async () => {
+    const { make, llm } = setup(() => true);
+    const script = () =>
+      createScriptedProvider({
+        model: SMALL_MODEL,
+        loop: true,
+        script: ["<response>ok</response>"],
+      });
+    // The process dies as the first feed read (an `r<head>-<n>` action) ends.
+    const dying = dyingAt(temp.store, "action.succeeded", (item) =>
+      /^r\d+-\d+$/.test((item as { action_id?: string }).action_id ?? ""),
+    );
+    const crashed = make(dying.store, routed(script(), llm));
+    void crashed.submit(continuity, { text: "go", actor: "ada", origin: "t" }).catch(() => {});
+    await dying.died;
+    await temp.store.flush();
+    const before = await readAll(temp.store, continuity);
+    const open = before.filter(
+      (event) =>
+        event.type === "action.dispatched" &&
+        event.stream.id.startsWith("feed@") &&
+        !before.some(
+          (end) =>
+            end.type === "action.succeeded" &&
+            end.stream.id === event.stream.id &&
+            (end.data as { action_id: string }).action_id ===
+              (event.data as { action_id: string }).action_id,
+        ),
+    );
+    expect(open.length).toBeGreaterThan(0);
+
+    const restarted = make(temp.store, routed(script(), llm));
+    await restarted.resume(continuity);
+    await restarted.close();
+    const events = await readAll(temp.store, continuity);
+    const interrupted = events.filter((event) => event.type === "action.interrupted");
+    expect(
+      interrupted.map(
+        (event) => `${event.stream.id}#${(event.data as { action_id: string }).action_id}`,
+      ),
+    ).toEqual(
+      expect.arrayContaining(
+        open.map(
+          (event) => `${event.stream.id}#${(event.data as { action_id: string }).action_id}`,
+        ),
+      ),
+    );
+    expect(data(events, "run.completed").at(-1)).toMatchObject({ status: "completed" });
+
+    const report = await replayContinuity({
+      source: temp.store,
+      continuity,
+      makeRuntime: ({ store, world }) => make(store, world.provider, world),
+    });
+    expect(report.difference).toBeUndefined();
     expect(report.identical).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ import {
 } from "../feeds/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ActionType } from "../protocol/index.js";
+import { closeInterruptedFeedReads } from "./feed-reads.js";
 
 /** The context feeds of the runtime's foreground agent. */
 export interface RuntimeFeeds {
@@ -140,7 +141,9 @@ export function createSessionFeeds(options: {
   }
   let started: Promise<FeedEngine> | undefined;
   const start = async () => {
-    // Source reads are named after the log's head at start: a restart never reuses an id.
+    // Reads a crash cut off are closed first; this process's reads are named after the log's
+    // head at start, so a restart never reuses an id.
+    if (options.sources) await closeInterruptedFeedReads(store, continuity);
     base = await store.head();
     const state = await store.fold({ continuity, types: FEED_EVENT_TYPES }, feedProjection);
     const engine = createFeedEngine(engineOptions(state));
