@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type AnyTool, createToolExecutor, createToolRegistry } from "../actions/index.js";
+import type { AnyTool } from "../actions/index.js";
 import { selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
@@ -13,6 +13,7 @@ import {
   permits,
   resolveToolAccess,
 } from "../directives/index.js";
+import { parseFeedManifest } from "../feeds/index.js";
 import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
@@ -208,15 +209,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       provider,
       agent,
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
-      ...(manifest && manifest.feeds.feeds.length > 0
-        ? {
-            feeds: {
-              manifest: manifest.feeds,
-              executors: [createToolExecutor(createToolRegistry(tools))],
-              env: options.env,
-            },
-          }
-        : {}),
+      // Every source reads through the action path (logged, permission-checked); without a
+      // manifest the agent starts with no feeds and may add its own (every internal action allowed).
+      feeds: { manifest: manifest?.feeds ?? parseFeedManifest({}), env: options.env },
       hooks: loadHooks({ space }).hooks,
       continuation,
       summarizerFor: (name) =>

@@ -29,6 +29,12 @@ export type FeedInternalActions = [
   InternalActionDefinition<typeof feedUpdateSchema>,
 ];
 
+/**
+ * What the feed actions change: a `FeedEngine`, or anything that hands their requests to one (the
+ * runtime's session passes the engine it starts on first use).
+ */
+export type FeedChanger = Pick<FeedEngine, "add" | "remove" | "update">;
+
 /** What the feed actions read from their context: the action's id, and its step's log. */
 type FeedActionContext = Pick<InternalActionContext, "actionId"> &
   Partial<Pick<InternalActionContext, "log">>;
@@ -52,7 +58,7 @@ type FeedActionContext = Pick<InternalActionContext, "actionId"> &
  * Which actions the model may call is the manifest's `internal_actions` policy, enforced by the
  * internal executor.
  */
-export function feedInternalActions(engine: FeedEngine): FeedInternalActions {
+export function feedInternalActions(engine: FeedChanger): FeedInternalActions {
   return [
     {
       name: "add_context_feed",

@@ -43,3 +43,21 @@ function parseStructure(text: string): unknown {
     return text;
   }
 }
+
+/**
+ * `$id` over recorded values (`feedVariables` of a step's snapshot, as `context.feeds` logs
+ * them), with `feedVariableSource`'s rule: a value that is a JSON object or array is given
+ * parsed, anything else as text. A truncated value ends in its marker, so it never parses and
+ * stays text, as `feedVariableSource` gives it. Live and replayed steps read their `$id` through
+ * this one source, from the same record.
+ */
+export function feedValueSource(values: Readonly<Record<string, string>>): VariableSource {
+  return {
+    lookup(name) {
+      if (!Object.hasOwn(values, name)) return undefined;
+      const value = values[name]!;
+      if (!/^\s*[[{]/.test(value)) return { value };
+      return { value: parseStructure(value) };
+    },
+  };
+}

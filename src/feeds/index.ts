@@ -43,6 +43,7 @@ export {
 export { FeedError, type FeedErrorCode } from "./feed-error.js";
 export {
   FEED_ACTION_NAMES,
+  type FeedChanger,
   type FeedInternalActions,
   feedInternalActions,
 } from "./feed-internal-actions.js";
@@ -62,6 +63,11 @@ export {
 } from "./feed-manifest.js";
 export { type FeedSnapshot, type FeedSnapshotEntry, snapshotFeeds } from "./feed-snapshot.js";
 export {
+  FEED_SOURCE_STEP_PREFIX,
+  feedSourceStep,
+  isFeedSourceStream,
+} from "./feed-source-steps.js";
+export {
   applyFeedEvent,
   emptyFeedState,
   type FeedEventLike,
@@ -71,7 +77,7 @@ export {
   type FeedRegistryState,
 } from "./feed-state.js";
 export { type FeedChanges, type FeedUpdate, feedUpdateSchema } from "./feed-update.js";
-export { feedVariableSource, feedVariables } from "./feed-variables.js";
+export { feedValueSource, feedVariableSource, feedVariables } from "./feed-variables.js";
 export { ALLOW_ALL_INTERNAL_ACTIONS } from "./internal-actions-policy.js";
 export {
   defineInternalSource,

@@ -1,3 +1,4 @@
+import { isFeedSourceStream } from "../feeds/index.js";
 import { canonicalJson, eventSpec, type SpoolEvent, type StreamRef } from "../spec/index.js";
 
 /**
@@ -49,7 +50,8 @@ export function isCompared(event: { type: string; stream?: StreamRef; data?: unk
  * True for what the world wrote while an effect ran, not the runtime: the relic host's lifecycle
  * and calls (`relic.*`) and the kv relic's state (`kv.*`). Replay reaches no relic (it takes the
  * recorded results), so it cannot re-derive these; the decisions around them (dispatch, result,
- * next context) it does. A workflow's graph is not among them: replay runs the workflow, with
+ * next context) it does. So are the reads of feed sources on their `feed@<id>` steps (and the
+ * workflows they ran): replay serves the feeds from `context.feeds` and reads no source. A workflow's graph is not among them: replay runs the workflow, with
  * its inner actions answered from the log, and compares every graph event.
  */
 export function isWorldRecord(event: {
@@ -57,7 +59,11 @@ export function isWorldRecord(event: {
   stream?: StreamRef;
   data?: unknown;
 }): boolean {
-  return event.type.startsWith("relic.") || event.type.startsWith("kv.");
+  return (
+    event.type.startsWith("relic.") ||
+    event.type.startsWith("kv.") ||
+    (event.stream !== undefined && isFeedSourceStream(event.stream.id))
+  );
 }
 
 /**

@@ -1,6 +1,12 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
+import { emptyFeedState, type FeedRegistryState } from "../feeds/index.js";
 import type { Provider } from "../providers/index.js";
-import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "../runtime/index.js";
+import type {
+  AgentRuntimeOptions,
+  AgentSpec,
+  InterceptedCall,
+  RecordedStepFeeds,
+} from "../runtime/index.js";
 import { SpoolError } from "../spec/index.js";
 
 /** What a replayed runtime tried to reach outside its log. */
@@ -38,8 +44,10 @@ export interface ReplayWorldParts {
   provider: Provider;
   /** The recorded result of each action attempt (see `AgentRuntimeOptions.intercept`). */
   intercept(call: InterceptedCall): Promise<unknown>;
-  /** Each step's rendered feeds as the log recorded them. */
-  recordedFeeds(step: string): string | undefined;
+  /** Each step's rendered feeds and `$id` values as the log recorded them. */
+  recordedFeeds(step: string): RecordedStepFeeds | undefined;
+  /** The feed registry the log had when the action `actionId` of `step` ran (default: none). */
+  recordedFeedRegistry?(step: string, actionId: string): FeedRegistryState;
   /** Milliseconds since the epoch as the log recorded them (the time replay has reached). */
   now(): number;
 }
@@ -57,7 +65,8 @@ export interface ReplayWorldParts {
 export interface ReplayWorld {
   readonly provider: Provider;
   intercept(call: InterceptedCall): Promise<unknown>;
-  recordedFeeds(step: string): string | undefined;
+  recordedFeeds(step: string): RecordedStepFeeds | undefined;
+  recordedFeedRegistry(step: string, actionId: string): FeedRegistryState;
   now(): number;
   /** A `fetch` that throws `replay.outside-call` (replay installs it globally while it runs). */
   readonly fetch: typeof fetch;
@@ -70,6 +79,7 @@ export interface ReplayWorld {
 /** Builds the closed world of a replay from its parts (see `ReplayWorld`). */
 export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
   const reached: OutsideCall[] = [];
+  const recordedFeedRegistry = parts.recordedFeedRegistry ?? (() => emptyFeedState());
   const outside = (call: OutsideCall): never => {
     reached.push(call);
     throw new ReplayOutsideCallError(call);
@@ -99,6 +109,7 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
     provider: parts.provider,
     intercept: parts.intercept,
     recordedFeeds: parts.recordedFeeds,
+    recordedFeedRegistry,
     now: parts.now,
     fetch: fetchOutside,
     reached,
@@ -150,6 +161,7 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
           : {}),
         intercept: parts.intercept,
         recordedFeeds: parts.recordedFeeds,
+        recordedFeedRegistry,
         now: parts.now,
         // Backoff jitter decides nothing replay compares (delays are times); sleeps end at once.
         random: () => 0.5,

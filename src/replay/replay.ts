@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { taskStreamId } from "../actions/index.js";
+import type { FeedRegistryState } from "../feeds/index.js";
 import { type EventStore, openEventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
-import type { AgentRuntime, InterceptedCall } from "../runtime/index.js";
+import type { AgentRuntime, InterceptedCall, RecordedStepFeeds } from "../runtime/index.js";
 import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import { taskStepId } from "../transcript/index.js";
 import { type CancelPoint, cancelPoints } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
+import { recordedFeedsOf } from "./replay-feeds.js";
 import { createReplayProvider } from "./replay-provider.js";
 import { createReplayWorld, type OutsideCall, type ReplayWorld } from "./replay-world.js";
 import { createVerifyingStore, type DerivedEvent, type VerifyingStore } from "./verifying-store.js";
@@ -30,7 +32,8 @@ export interface ReplayOptions {
     world: ReplayWorld;
     provider: Provider;
     intercept: (call: InterceptedCall) => Promise<unknown> | undefined;
-    recordedFeeds: (step: string) => string | undefined;
+    recordedFeeds: (step: string) => RecordedStepFeeds | undefined;
+    recordedFeedRegistry: (step: string, actionId: string) => FeedRegistryState;
   }): AgentRuntime;
   /** How long replay waits with nothing happening before it calls the run stuck (default 10 s). */
   stallMs?: number;
@@ -126,18 +129,14 @@ async function replayInto(
   const compared = original.filter(isCompared);
   const matcher = new LaneMatcher(compared);
   const outcomes = recordedOutcomes(original);
-  const feeds = new Map<string, string>();
-  for (const event of original) {
-    if (event.type === "context.feeds") {
-      feeds.set(event.stream.id, (event.data as EventData<"context.feeds">).text);
-    }
-  }
+  const feeds = recordedFeedsOf(original);
   // The clock stands where replay stands in the log: the latest logged time it has reached.
   let inputTime = Date.parse(original[0]!.ts);
   const world = createReplayWorld({
     provider: createReplayProvider(original),
     intercept: (call) => outcomes(call),
-    recordedFeeds: (step) => feeds.get(step),
+    recordedFeeds: feeds.step,
+    recordedFeedRegistry: feeds.registry,
     now: () => Math.max(inputTime, matcher.time),
   });
   const parts = () => ({
@@ -146,6 +145,7 @@ async function replayInto(
     provider: world.provider,
     intercept: world.intercept,
     recordedFeeds: world.recordedFeeds,
+    recordedFeedRegistry: world.recordedFeedRegistry,
   });
   const boundaries = original.filter((event) => event.type === "recovery.started");
   const cancels = cancelPoints(original);

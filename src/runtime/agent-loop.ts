@@ -9,6 +9,7 @@ import {
   prepareBundle,
   textTokens,
 } from "../continuity/index.js";
+import { feedValueSource } from "../feeds/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
 import {
@@ -34,6 +35,7 @@ import {
 } from "./loop-decision.js";
 import type { NativeTools } from "./native-tools.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
+import type { StepFeeds } from "./session-feeds.js";
 import type { ThreadHistory } from "./thread-history.js";
 
 /** Everything a run of one thread needs. */
@@ -69,10 +71,11 @@ export interface ThreadRunOptions {
   /** Artifacts already stored (shared across runs, so an unchanged system prompt is stored once). */
   knownArtifacts?: Set<string>;
   /**
-   * The context feeds of a step, rendered (the current state of the agent's sources), or
-   * `undefined` for none. Logged as `context.feeds` before the step's compile.
+   * The context feeds of a step (the current state of the agent's sources), rendered and as the
+   * values `$id` gives in its actions and responses, or `undefined` for none. Logged as
+   * `context.feeds` (text and values) before the step's compile.
    */
-  feeds?: (step: string) => Promise<string | undefined>;
+  feeds?: (step: string) => Promise<StepFeeds | undefined>;
   /** Tokens the summary chain may take beyond its newest summary. */
   summaryTokens?: number;
   /** Pressure, hooks and handoff: what the continuity module does around each step. */
@@ -172,7 +175,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   let errorAttempt = 0;
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
-  let feeds: string | undefined;
+  let feeds: StepFeeds | undefined;
   const compile = () => {
     return compileContext(
       history.view(),
@@ -186,7 +189,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         budget,
         maxOutputTokens: reserve,
         ...(options.summaryTokens !== undefined ? { summaryTokens: options.summaryTokens } : {}),
-        ...(feeds ? { feeds } : {}),
+        ...(feeds ? { feeds: feeds.text } : {}),
       },
       options.estimator,
     );
@@ -293,7 +296,10 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         continuity,
         stream: { kind: "step", id: stepStreamId(thread, index) },
         type: "context.feeds",
-        data: { text: feeds },
+        data: {
+          text: feeds.text,
+          ...(Object.keys(feeds.values).length > 0 ? { values: feeds.values } : {}),
+        },
       });
     }
     let bundle = compile();
@@ -353,7 +359,11 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         },
       ],
       executors: options.executors,
-      variables: createVariableStore({ initial: history.variables() }),
+      // `$id` of a feed holds still for the step; the thread's own variables shadow feeds.
+      variables: createVariableStore({
+        initial: history.variables(),
+        ...(feeds ? { fallbacks: [feedValueSource(feeds.values)] } : {}),
+      }),
       ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
       estimator: options.estimator,
       ...(options.signer ? { signer: options.signer } : {}),

@@ -8,6 +8,7 @@ import type {
 } from "../actions/index.js";
 import type { SummarizerChoice } from "../continuity/index.js";
 import type { ContinuationConfig } from "../directives/index.js";
+import type { FeedRegistryState } from "../feeds/index.js";
 import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
@@ -19,7 +20,7 @@ import type { PermissionCheck } from "./gated-executor.js";
 import type { StepExecutorScope } from "./inner-action.js";
 import type { RunLimits } from "./loop-decision.js";
 import type { RunObserver } from "./run-notice.js";
-import type { RuntimeFeeds } from "./session-feeds.js";
+import type { RecordedStepFeeds, RuntimeFeeds } from "./session-feeds.js";
 
 /** A directive made runnable: what a thread of it needs. */
 export interface AgentSpec {
@@ -92,10 +93,15 @@ export interface AgentRuntimeOptions {
   /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
   feeds?: RuntimeFeeds;
   /**
-   * Replay's feeds: each step's rendered feeds as the log recorded them (`context.feeds`); with
-   * it no feed engine runs.
+   * Replay's feeds: each step's rendered feeds and `$id` values as the log recorded them
+   * (`context.feeds`); with it no feed engine runs and no source is read.
    */
-  recordedFeeds?: (step: string) => string | undefined;
+  recordedFeeds?: (step: string) => RecordedStepFeeds | undefined;
+  /**
+   * Replay's feed registry: the feeds the log had when the action `actionId` of `step` ran (the
+   * model's `add_context_feed`, `update_context_feed`, `remove_context_feed` meet it again).
+   */
+  recordedFeedRegistry?: (step: string, actionId: string) => FeedRegistryState;
   /** Waits a retry's backoff (replay passes one that does not wait). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /**

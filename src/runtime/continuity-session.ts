@@ -15,7 +15,7 @@ import { type ContinuityState, loadContinuityState } from "./continuity-state.js
 import { nativeTools } from "./native-tools.js";
 import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
-import { sessionExecutors } from "./session-executors.js";
+import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
@@ -117,7 +117,9 @@ export class ContinuitySession {
       store: options.store,
       continuity: this.continuity,
       ...(options.feeds ? { feeds: options.feeds } : {}),
+      sources: feedSourcePath(this),
       ...(options.recordedFeeds ? { recorded: options.recordedFeeds } : {}),
+      ...(options.recordedFeedRegistry ? { registry: options.recordedFeedRegistry } : {}),
     });
     return this.#feeds;
   }

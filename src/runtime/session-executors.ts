@@ -17,6 +17,7 @@ import { continuityActions } from "./continuity-actions.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { gateExecutor } from "./gated-executor.js";
 import { runInnerAction, type StepExecutorScope } from "./inner-action.js";
+import type { FeedSourcePath } from "./session-feeds.js";
 
 /**
  * The executors of the steps of one run of `thread` (of `spec`, at spawn depth `depth`): every
@@ -44,14 +45,17 @@ export function sessionExecutors(
       sideEffects: executor.type === "tool" ? sideEffects : () => executor.type === "relic",
       serial: session.serial,
     });
-  const internal = internalActionTable(
-    [
-      ...internalVariableActions(),
-      ...continuityActions({ store: options.store, continuity: session.continuity, thread }),
-      ...(options.internalActions ?? []),
-    ],
-    options.internalActionsPolicy,
-  );
+  const internalActions = [
+    ...internalVariableActions(),
+    ...continuityActions({ store: options.store, continuity: session.continuity, thread }),
+    ...(options.internalActions ?? []),
+  ];
+  // Checked here, so a policy naming an action no table has fails the run before its first
+  // step; each step's own table binds the feed actions to that step (replay looks them up by it).
+  const policy = options.internalActionsPolicy;
+  internalActionTable([...internalActions, ...session.feeds.actions("")], policy);
+  const internal = (step: string) =>
+    internalActionTable([...internalActions, ...session.feeds.actions(step)], policy);
   const fixed = [
     gate(createToolExecutor(registry)),
     gate(createLlmExecutor({ provider: options.provider, model: options.fastModel ?? spec.model })),
@@ -68,7 +72,11 @@ export function sessionExecutors(
     ...(options.stepExecutors?.(withRunAction(session, scope, factory)) ?? []).map((executor) =>
       stepExecutor(executor, scope.step),
     ),
-    createInternalExecutor({ actions: internal, variables: scope.variables, log: scope.log }),
+    createInternalExecutor({
+      actions: internal(scope.step),
+      variables: scope.variables,
+      log: scope.log,
+    }),
     gate(
       createAgentExecutor({
         has: (name) => options.agents?.get(name) !== undefined,
@@ -94,6 +102,41 @@ function withRunAction(
         store: session.shared.options.store,
         continuity: session.continuity,
         executors,
+        action,
+      }),
+  };
+}
+
+/**
+ * The action path of the session's feed sources: each read is a `sync` action of the feed's own
+ * step (`runInnerAction`), run with the executors of the foreground agent (its permissions, the
+ * serial queue, replay's intercept), as if its foreground thread had asked for it.
+ */
+export function feedSourcePath(session: ContinuitySession): FeedSourcePath {
+  const { options } = session.shared;
+  const executorsFor = (signal: AbortSignal) =>
+    sessionExecutors(
+      session,
+      session.state?.foreground ?? session.continuity,
+      options.agent,
+      0,
+      signal,
+    );
+  return {
+    canRun(type, name) {
+      const executors = executorsFor(new AbortController().signal)({
+        step: "feed-check",
+        log: { record: async () => {} },
+        variables: createVariableStore(),
+      });
+      const executor = executors.find((candidate) => candidate.type === type);
+      return executor !== undefined && (executor.canRun?.(name) ?? true);
+    },
+    run: (action) =>
+      runInnerAction({
+        store: options.store,
+        continuity: session.continuity,
+        executors: executorsFor(action.signal),
         action,
       }),
   };

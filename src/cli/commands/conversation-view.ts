@@ -1,3 +1,4 @@
+import { isFeedSourceStream } from "../../feeds/index.js";
 import {
   createProtocolParser,
   type ProtocolEvent,
@@ -327,6 +328,8 @@ export class ConversationView {
 
   /** True for events of a hidden thread or of one of its steps. */
   private isHidden(stream: string): boolean {
+    // A feed's source reads (`feed@<id>`) are the feed engine's, not the model's actions.
+    if (isFeedSourceStream(stream)) return true;
     const { thread } = parseStepStreamId(stream);
     if (this.hidden.has(stream) || this.hidden.has(thread)) return true;
     if (this.depths.has(stream) || this.depths.has(thread)) return false;

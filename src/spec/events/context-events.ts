@@ -92,7 +92,14 @@ export const contextEvents = {
       "The context feeds a step was given, as rendered from the agent's feeds just before its compile (replay serves them from here).",
     criticality: "critical",
     streams: ["step"],
-    schema: z.strictObject({ text: z.string().min(1).max(1_000_000) }),
+    schema: z.strictObject({
+      text: z.string().min(1).max(1_000_000),
+      /**
+       * What `$id` gave in the step's actions and responses: each feed's value (absent when no
+       * feed had one). Replay substitutes from here.
+       */
+      values: z.record(z.string(), z.string()).optional(),
+    }),
   }),
   "hook.fired": defineEvent({
     description: "A hook's condition held for a hook event, and its action was started.",
