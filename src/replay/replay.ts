@@ -9,7 +9,13 @@ import type { AgentRuntime, InterceptedCall, RecordedStepFeeds } from "../runtim
 import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import { taskStepId } from "../transcript/index.js";
-import { type CancelPoint, cancelPoints } from "./replay-cancels.js";
+import {
+  type CancelPoint,
+  cancelGatesOf,
+  cancelPoints,
+  concludingCommitStart,
+  gateKey,
+} from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { recordedFeedsOf } from "./replay-feeds.js";
 import { createReplayProvider } from "./replay-provider.js";
@@ -323,88 +329,6 @@ async function replayInto(
 const NEVER_TAKEN = new Set(["context.compiled", "step.started"]);
 
 /** How many compared events come before `seq` (they are in seq order: a binary search). */
-/** Names an event by its stream, type and action: what a cancel gate waits for. */
-function gateKey(event: Pick<DerivedEvent, "type" | "stream" | "data">): string {
-  const action = (event.data as { action_id?: unknown } | undefined)?.action_id;
-  return `${event.stream.kind}:${event.stream.id}|${event.type}|${typeof action === "string" ? action : ""}`;
-}
-
-/**
- * For each cancel point, gates on the last compared event before its first consequence and on
- * the last event before it of each action the cancel ended: the replayed runtime's append of that event is answered only once the cancel is
- * issued, so the cancel lands where the original's did (while the runtime waited for it).
- */
-function cancelGatesOf(
-  original: readonly SpoolEvent[],
-  cancels: ReadonlyMap<number, CancelPoint>,
-): Map<string, CancelGate> {
-  const gates = new Map<string, CancelGate>();
-  const actionOf = (event: SpoolEvent) => (event.data as { action_id?: unknown }).action_id;
-  for (const point of cancels.values()) {
-    const start = concludingCommitStart(original, point.seq);
-    const before = original.filter((event) => event.seq < start && isCompared(event));
-    // The actions this cancel ended: each is held at its own last step before the cancel.
-    const ended = new Set<unknown>();
-    for (const event of original) {
-      if (event.seq < point.seq) continue;
-      if (event.type === "run.completed" && event.stream.id === point.thread) break;
-      if (event.type === "action.cancelled") ended.add(actionOf(event));
-    }
-    const held = [
-      before.at(-1),
-      ...[...ended].map((action) => before.filter((event) => actionOf(event) === action).at(-1)),
-    ];
-    for (const last of held) {
-      if (!last) continue;
-      const key = gateKey(last);
-      const occurrence = before.filter(
-        (event) => event.seq <= last.seq && gateKey(event) === key,
-      ).length;
-      let open!: () => void;
-      const promise = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      gates.set(key, { seq: point.seq, occurrence, reached: false, promise, open });
-    }
-  }
-  return gates;
-}
-
-/**
- * The seq where the commit holding a cancel's first consequence begins. A `loop.decided: cancel`
- * is made before the step's `step.completed` (and its sinks' reports) and committed with them:
- * the run saw the cancel while it waited on the append before that commit, so the gate goes
- * there. Any other consequence is its own commit's start.
- */
-function concludingCommitStart(original: readonly SpoolEvent[], seq: number): number {
-  let at = original.findIndex((event) => event.seq === seq);
-  const first = original[at];
-  if (first?.type !== "loop.decided") return seq;
-  const step = (first.data as { step?: unknown }).step;
-  while (at > 0) {
-    const previous = original[at - 1]!;
-    const ofStep = previous.stream.kind === "step" && previous.stream.id === step;
-    if (!ofStep || !CONCLUDING_TYPES.has(previous.type)) break;
-    at -= 1;
-  }
-  return original[at]!.seq;
-}
-
-/** What a step's concluding commit holds before its `loop.decided`. */
-const CONCLUDING_TYPES = new Set(["step.completed", "sink.failed", "sink.lagging"]);
-
-/** A hold on one derived event's append until a cancel is issued (see `cancelGatesOf`). */
-interface CancelGate {
-  /** The seq of the cancel's first consequence. */
-  seq: number;
-  /** Which occurrence of the gate's key among the derived events is held. */
-  occurrence: number;
-  /** The replayed runtime has appended the held event and waits for its answer. */
-  reached: boolean;
-  promise: Promise<void>;
-  open: () => void;
-}
-
 function countBefore(compared: readonly SpoolEvent[], seq: number): number {
   let low = 0;
   let high = compared.length;
