@@ -32,7 +32,12 @@ import {
   createRelicHost,
   type RelicHost,
 } from "../relics/index.js";
-import type { AgentRuntimeOptions, AgentSpec, RunLimits } from "../runtime/index.js";
+import {
+  type AgentRuntimeOptions,
+  type AgentSpec,
+  fillInputs,
+  type RunLimits,
+} from "../runtime/index.js";
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
@@ -150,7 +155,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   // Tiers resolve for the provider in use (replay's provider carries the name the log
   // recorded), so a summarizer or child agent gets the model it had: never a default provider's.
   const tierProvider: ProviderName = isProviderName(provider.name) ? provider.name : "anthropic";
-  const inputs = options.inputs ? checkInputs(directive, options.inputs) : undefined;
+  // A manifest's `inputs` are defaults of its directive's: what the run gives goes over them.
+  const inputs = options.inputs
+    ? checkInputs(directive, { ...manifest?.inputs, ...options.inputs })
+    : undefined;
   const continuation = space.coordination().continuation;
   const directiveMeta = (name: string): { name: string; summarizer?: string } => {
     try {
@@ -168,6 +176,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     return {
       directive: item,
       instructions: withInputs(target, target === directive ? inputs : undefined),
+      ...(target === directive && inputs && Object.keys(inputs).length > 0 ? { inputs } : {}),
       model:
         target === directive
           ? model
@@ -317,20 +326,18 @@ function runLimits(limits: ReturnType<typeof effectiveLimits>): RunLimits {
   };
 }
 
-/** The directive's instructions, with its inputs (defaults applied) listed after them. */
+/**
+ * The directive's instructions with its inputs filled in (`fillInputs`: `$name` replaced by the
+ * value, inputs the text does not mention listed after it): the typed inputs of the run when
+ * given, else the declared defaults.
+ */
 function withInputs(directive: Directive, given: Record<string, unknown> | undefined): string {
-  if (directive.inputs.length === 0) return directive.body;
-  const lines = directive.inputs
-    .map((input) => {
-      const value = given?.[input.name] ?? input.default;
-      return value === undefined
-        ? undefined
-        : `- ${input.name}: ${typeof value === "string" ? value : JSON.stringify(value)}`;
-    })
-    .filter((line): line is string => line !== undefined);
-  return lines.length === 0
-    ? directive.body
-    : `${directive.body.trim()}\n\n# Inputs\n${lines.join("\n")}`;
+  const values: Record<string, unknown> = {};
+  for (const input of directive.inputs) {
+    const value = given?.[input.name] ?? input.default;
+    if (value !== undefined) values[input.name] = value;
+  }
+  return fillInputs(directive.body, values);
 }
 
 function firstSentence(text: string): string {

@@ -34,6 +34,11 @@ export interface AgentSpec {
   /** The agent manifest this spec was assembled from, recorded on `thread.started`. */
   manifest?: string;
   /**
+   * The typed inputs `instructions` were filled with, recorded on the foreground's
+   * `thread.started` so that resume and replay assemble the same instructions.
+   */
+  inputs?: Readonly<Record<string, unknown>>;
+  /**
    * Offer the tools natively too (Anthropic `tools`, OpenAI functions), so a model may call them
    * with its provider's tool calls as well as with `<action>` tags (default true).
    */

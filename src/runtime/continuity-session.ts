@@ -289,6 +289,7 @@ export class ContinuitySession {
           model: agent.model,
           turn,
           ...(agent.manifest !== undefined ? { agent: agent.manifest } : {}),
+          ...(agent.inputs !== undefined ? { inputs: { ...agent.inputs } } : {}),
         },
       });
       state.threads.set(thread, {

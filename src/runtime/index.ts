@@ -17,6 +17,7 @@ export {
   type AgentRuntimeOptions,
   type AgentSpec,
   createAgentRuntime,
+  fillInputs,
   type TurnInput,
 } from "./agent-runtime.js";
 export type { InterceptedCall, RuntimeWorld } from "./agent-runtime-types.js";

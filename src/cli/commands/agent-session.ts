@@ -104,14 +104,17 @@ export async function ensureContinuity(
 }
 
 /**
- * The directive (and model) the continuity's foreground thread runs, when it has one, and the
- * agent manifest it runs with (recorded on `thread.started`; for logs written before that, the
- * continuity's label from `ensureContinuity`).
+ * The directive (and model) the continuity's foreground thread runs, when it has one, the agent
+ * manifest it runs with (recorded on `thread.started`; for logs written before that, the
+ * continuity's label from `ensureContinuity`) and the inputs its chain was started with.
  */
 export async function foregroundDirective(
   store: EventStore,
   continuity: string,
-): Promise<{ directive: string; model?: string; agent?: string } | undefined> {
+): Promise<
+  | { directive: string; model?: string; agent?: string; inputs?: Record<string, unknown> }
+  | undefined
+> {
   const events: SpoolEvent[] = [];
   for await (const event of store.read({
     continuity,
@@ -125,11 +128,24 @@ export async function foregroundDirective(
     isEvent(event, "continuity.created"),
   );
   const agent = thread?.agent ?? created?.data.labels?.agent;
+  const inputs = thread ? chainInputs(events, thread.id) : undefined;
   return thread
     ? {
         directive: thread.directive,
         ...(thread.model !== undefined ? { model: thread.model } : {}),
         ...(agent !== undefined ? { agent } : {}),
+        ...(inputs !== undefined ? { inputs } : {}),
       }
     : undefined;
+}
+
+/** The inputs recorded on the `thread.started` of the chain `thread` continues (its root's). */
+function chainInputs(events: SpoolEvent[], thread: string): Record<string, unknown> | undefined {
+  const started = (id: string) =>
+    events.find(
+      (event): event is EventOf<"thread.started"> =>
+        isEvent(event, "thread.started") && event.stream.id === id,
+    );
+  const own = started(thread);
+  return (started(own?.data.chain_root ?? thread) ?? own)?.data.inputs;
 }

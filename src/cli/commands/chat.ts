@@ -1,3 +1,4 @@
+import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
@@ -22,8 +23,8 @@ import { startOfRecentTurns } from "./tail.js";
 
 /** Help of `spool chat`: for the integrator to register in `USAGE`. */
 export const CHAT_USAGE: CommandHelp = {
-  synopsis: "spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME]",
-  text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME]
+  synopsis: "spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME] [--input k=v]…",
+  text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME] [--input k=v]…
 
 An interactive chat with an agent on the continuity log: thoughts stream dimmed, each action
 shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered,
@@ -51,6 +52,8 @@ Options:
   --continuity <id>      Chat on this continuity (created when absent)
   --agent <name>         Run this agent manifest (.ai/agents/<name>.yaml; default: assistant)
   --directive <name>     Run this directive without a manifest
+  --input <k=v>          A typed input of the directive, filling $k in its instructions (repeat
+                         for several); a required input missing is refused, as by spool run
   --db <dir | file.db | postgres://…>
                          Where the log lives (default: $SPOOL_DB, then ./.spool/)
   -h, --help             Show this help
@@ -72,6 +75,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     continuity: { type: "string" },
     agent: { type: "string" },
     directive: { type: "string" },
+    input: { type: "string", multiple: true },
   });
   if (positionals.length > 0) {
     throw new UsageError(
@@ -79,6 +83,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       `unexpected ${JSON.stringify(positionals[0])}: chat reads turns from the terminal`,
     );
   }
+  const inputs = parseInputArgs(values.input ?? []);
   const store = await openStore(ctx, locateStore(ctx, values.db));
   const terminal: NonNullable<CommandContext["io"]["terminal"]> = ctx.io.terminal ?? {
     input: process.stdin,
@@ -107,6 +112,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       observer: renderer.observe,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
+      inputs,
       lease: cliLeaseOptions(ctx),
     });
     const { assembled, runtime } = session;

@@ -83,6 +83,7 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
       const session = openAgentSession(ctx, store, continuity, {
         directive: foreground.directive,
         ...(foreground.agent !== undefined ? { agent: foreground.agent } : {}),
+        ...(foreground.inputs !== undefined ? { inputs: foreground.inputs } : {}),
         observer: renderer.observe,
         lease: cliLeaseOptions(ctx),
       });
@@ -141,6 +142,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
           directive: foreground?.directive ?? "assistant",
           ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
+          ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
           provider: world.provider,
           world,
         });
