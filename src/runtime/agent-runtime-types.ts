@@ -138,7 +138,11 @@ export interface TurnInput {
  * run, by policy) and its side-effecting actions one at a time.
  */
 export interface AgentRuntime {
-  /** Appends the turn, then runs it (after the runs before it); resolves when its run ends. */
+  /**
+   * Appends the turn, then runs it (after the runs before it); resolves when its run ends.
+   * Rejects with `ActorAccessError`, appending nothing, when the continuity's access list refuses
+   * `input.actor` (added read-only, removed, or not on a list the continuity keeps).
+   */
   submit(continuity: string, input: TurnInput): Promise<ThreadRunResult>;
   /**
    * Runs a turn already in the log (appended by someone else), as `submit` does after its

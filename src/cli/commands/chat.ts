@@ -1,5 +1,6 @@
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
+import { ActorRosters } from "../../runtime/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -124,6 +125,8 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       "chat",
       assembled.options.agent.manifest,
     );
+    // An actor the continuity refuses (read-only, removed, unknown) is told so before the prompt.
+    if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (assembled.demoReason) renderer.info(assembled.demoReason);
     const turns = created ? 0 : await countTurns(store, continuity);
     renderer.info(

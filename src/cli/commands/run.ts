@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
-import { type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
+import { ActorRosters, type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -104,6 +104,8 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       "run",
       values.agent,
     );
+    // An actor the continuity refuses is told so before anything runs (a resume included).
+    if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (values.json) printer = printEvents(ctx, store, continuity);
     const onSignal = () => runtime.cancel(continuity, "cancelled by a signal");
     ctx.io.signal?.addEventListener("abort", onSignal, { once: true });
