@@ -41,6 +41,7 @@ import {
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
+import { describeCapabilities } from "./capabilities.js";
 
 /** What `assembleAgent` needs. */
 export interface AssembleOptions {
@@ -170,6 +171,23 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   };
   const tools = toolsFor(options.workspace, directive, manifest, config);
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
+  const host: RelicHost = createRelicHost({
+    store: options.store,
+    continuity: options.continuity,
+    relics: [
+      createKvRelic(),
+      ...config.relics.map((relic) =>
+        createHttpRelic({
+          name: relic.id,
+          baseUrl: relic.baseUrl,
+          allowedHosts: relic.allowedHosts,
+          headers: relic.headers,
+        }),
+      ),
+    ],
+  });
+  const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
+  const capabilities = { space, relics: host, workflows: () => workflows.names() };
   const specOf = (target: Directive, item: string, own?: AgentManifest): AgentSpec => {
     const allowed = own === manifest ? tools : toolsFor(options.workspace, target, own, config);
     const names = new Set(allowed.map((tool) => tool.name));
@@ -188,29 +206,13 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
       tools: allowed,
       toolsText: formatToolCatalogue(allowed),
+      capabilitiesText: describeCapabilities(target, item, capabilities),
     };
   };
   const agent = {
     ...specOf(directive, directiveItem, manifest),
     ...(manifest ? { manifest: manifest.name } : {}),
   };
-
-  const host: RelicHost = createRelicHost({
-    store: options.store,
-    continuity: options.continuity,
-    relics: [
-      createKvRelic(),
-      ...config.relics.map((relic) =>
-        createHttpRelic({
-          name: relic.id,
-          baseUrl: relic.baseUrl,
-          allowedHosts: relic.allowedHosts,
-          headers: relic.headers,
-        }),
-      ),
-    ],
-  });
-  const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
 
   return {
     options: {

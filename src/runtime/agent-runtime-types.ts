@@ -31,6 +31,11 @@ export interface AgentSpec {
   tools: readonly AnyTool[];
   /** The tools described for the system prompt (default: name and description of each). */
   toolsText?: string;
+  /**
+   * The `agent`, `relic` and `workflow` actions it may use, described for the system prompt's
+   * "Other actions" section (`SystemPromptParts.capabilities`); none when absent or empty.
+   */
+  capabilitiesText?: string;
   /** The agent manifest this spec was assembled from, recorded on `thread.started`. */
   manifest?: string;
   /**

@@ -195,6 +195,7 @@ export class ContinuitySession {
         tools:
           spec.toolsText ??
           spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
+        ...(spec.capabilitiesText ? { capabilities: spec.capabilitiesText } : {}),
       }),
       history: this.history(run.thread),
       ...(spec.nativeTools !== false && spec.tools.length > 0
