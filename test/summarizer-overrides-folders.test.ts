@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assembleAgent } from "../src/app/index.js";
-import { createScriptedProvider } from "../src/providers/index.js";
+import { createScriptedProvider, type Provider } from "../src/providers/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import { isEvent } from "../src/spec/index.js";
 import {
@@ -86,7 +86,7 @@ function writeItems(): void {
 
 const assemble = (
   name: string,
-  provider = createScriptedProvider({ model: SMALL_MODEL, script: [] }),
+  provider: Provider = createScriptedProvider({ model: SMALL_MODEL, script: [] }),
 ) =>
   assembleAgent({
     workspace,
