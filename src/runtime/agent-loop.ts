@@ -19,7 +19,7 @@ import {
   toUsageData,
 } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import type { CheckpointSigner } from "../transcript/index.js";
+import type { CheckpointSigner, ThreadFileSinks } from "../transcript/index.js";
 import { stepStreamId } from "../transcript/index.js";
 import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import {
@@ -77,6 +77,11 @@ export interface ThreadRunOptions {
   lifecycle?: LoopContinuity;
   /** The continuity's tasks: its steps' `fire_and_forget` actions outlive the run there. */
   tasks?: TaskSet;
+  /**
+   * The live `transcript.jsonl` and `knowledge.md` of a thread (the run's, or the continuation it
+   * hands off to), asked before each of its steps; none when absent.
+   */
+  files?: (thread: string) => Promise<ThreadFileSinks>;
 }
 
 /** What the continuity module sees of a thread between steps. */
@@ -334,6 +339,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       model: options.model,
       provider: options.provider.name,
     });
+    const files = await options.files?.(thread);
     const outcome = await runAgentStep({
       store,
       continuity,
@@ -358,6 +364,13 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.random ? { random: options.random } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
+      ...(files
+        ? {
+            transcript: files.transcript,
+            knowledge: files.knowledge,
+            threadStartSeq: files.startSeq,
+          }
+        : {}),
     });
     index += 1;
     totals.steps += 1;

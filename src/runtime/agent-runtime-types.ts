@@ -76,6 +76,12 @@ export interface AgentRuntimeOptions {
   catalogue?: ModelCatalogue;
   estimator?: TokenEstimator;
   signer?: CheckpointSigner;
+  /**
+   * Write every thread's `transcript.jsonl` and `knowledge.md` under `<dir>/<thread>/` while it
+   * runs (foreground, continuation, child and summarizer threads alike; see `ThreadFiles`). The
+   * CLI's chat, run and resume set it; replay, on a scratch store, does not.
+   */
+  threadFiles?: { dir: string };
   observer?: RunObserver;
   /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
   concurrency?: "queue" | "interrupt";

@@ -35,6 +35,11 @@ export interface AgentSessionOptions
    * command that runs a continuity of the user's store passes it; replay, on a scratch store, not.
    */
   lease?: AgentRuntimeOptions["lease"];
+  /**
+   * Write each thread's live `transcript.jsonl` and `knowledge.md` in `<threadsDir>/<thread>/`
+   * (`resolveThreadsDir`): chat, run and resume pass it; replay, on a scratch store, not.
+   */
+  threadsDir?: string;
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -44,7 +49,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, recordedFeeds, world, lease, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, world, lease, threadsDir, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -63,6 +68,7 @@ export function openAgentSession(
     ...(recordedFeeds ? { recordedFeeds } : {}),
     ...(world ? { world } : {}),
     ...(lease ? { lease } : {}),
+    ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
   });
   return {
     runtime,

@@ -1,6 +1,7 @@
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
 import { ActorRosters } from "../../runtime/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -115,6 +116,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
       inputs,
       lease: cliLeaseOptions(ctx),
+      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
     const { assembled, runtime } = session;
     const created = await ensureContinuity(

@@ -1,6 +1,7 @@
 import { replayContinuity } from "../../replay/index.js";
 import { ContinuityLiveError } from "../../runtime/index.js";
 import type { SpoolEvent } from "../../spec/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -86,6 +87,7 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
         ...(foreground.inputs !== undefined ? { inputs: foreground.inputs } : {}),
         observer: renderer.observe,
         lease: cliLeaseOptions(ctx),
+        threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
       });
       try {
         let results: Awaited<ReturnType<typeof session.runtime.resume>>;

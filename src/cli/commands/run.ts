@@ -2,6 +2,7 @@ import { ulid } from "ulid";
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
 import { ActorRosters, type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -93,6 +94,7 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(renderer ? { observer: renderer.observe } : {}),
       lease: cliLeaseOptions(ctx),
+      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
     const { assembled, runtime } = session;
     if (assembled.demoReason && renderer) renderer.info(assembled.demoReason);
