@@ -98,7 +98,8 @@ Answer in $count words.
     );
     const assembled = assemble({}, { directive: "brief", inputs: { count: "7" } });
     expect(assembled.options.agent.limits).toEqual({ maxTurns: 3, maxWallMs: 30_000 });
-    expect(assembled.options.agent.instructions).toContain("- count: 7");
+    expect(assembled.options.agent.instructions).toContain("Answer in 7 words.");
+    expect(assembled.options.agent.inputs).toEqual({ count: 7 });
     await assembled.close();
     expect(() => assemble({}, { directive: "brief", inputs: { count: "seven" } })).toThrow(
       ConfigError,

@@ -33,10 +33,16 @@ import {
   createRelicHost,
   type RelicHost,
 } from "../relics/index.js";
-import type { AgentRuntimeOptions, AgentSpec, RunLimits } from "../runtime/index.js";
+import {
+  type AgentRuntimeOptions,
+  type AgentSpec,
+  fillInputs,
+  type RunLimits,
+} from "../runtime/index.js";
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
+import { describeCapabilities } from "./capabilities.js";
 
 /** What `assembleAgent` needs. */
 export interface AssembleOptions {
@@ -151,7 +157,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   // Tiers resolve for the provider in use (replay's provider carries the name the log
   // recorded), so a summarizer or child agent gets the model it had: never a default provider's.
   const tierProvider: ProviderName = isProviderName(provider.name) ? provider.name : "anthropic";
-  const inputs = options.inputs ? checkInputs(directive, options.inputs) : undefined;
+  // A manifest's `inputs` are defaults of its directive's: what the run gives goes over them.
+  const inputs = options.inputs
+    ? checkInputs(directive, { ...manifest?.inputs, ...options.inputs })
+    : undefined;
   const continuation = space.coordination().continuation;
   const directiveMeta = (name: string): { name: string; summarizer?: string } => {
     try {
@@ -163,30 +172,6 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   };
   const tools = toolsFor(options.workspace, directive, manifest, config);
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
-  const specOf = (target: Directive, item: string, own?: AgentManifest): AgentSpec => {
-    const allowed = own === manifest ? tools : toolsFor(options.workspace, target, own, config);
-    const names = new Set(allowed.map((tool) => tool.name));
-    return {
-      directive: item,
-      instructions: withInputs(target, target === directive ? inputs : undefined),
-      model:
-        target === directive
-          ? model
-          : (modelFor(config, target.model.tier, tierProvider, target.model.id) ?? model),
-      limits: target === directive ? limits : runLimits(target.limits),
-      // Internal actions answer to the manifest's internal_actions policy, not to permissions.
-      permits: (type, name) =>
-        type === "internal" ||
-        (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
-      tools: allowed,
-      toolsText: formatToolCatalogue(allowed),
-    };
-  };
-  const agent = {
-    ...specOf(directive, directiveItem, manifest),
-    ...(manifest ? { manifest: manifest.name } : {}),
-  };
-
   const host: RelicHost = createRelicHost({
     store: options.store,
     continuity: options.continuity,
@@ -203,6 +188,32 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ],
   });
   const workflows = workflowDirectory(join(options.workspace, ".ai", "workflows"));
+  const capabilities = { space, relics: host, workflows: () => workflows.names() };
+  const specOf = (target: Directive, item: string, own?: AgentManifest): AgentSpec => {
+    const allowed = own === manifest ? tools : toolsFor(options.workspace, target, own, config);
+    const names = new Set(allowed.map((tool) => tool.name));
+    return {
+      directive: item,
+      instructions: withInputs(target, target === directive ? inputs : undefined),
+      ...(target === directive && inputs && Object.keys(inputs).length > 0 ? { inputs } : {}),
+      model:
+        target === directive
+          ? model
+          : (modelFor(config, target.model.tier, tierProvider, target.model.id) ?? model),
+      limits: target === directive ? limits : runLimits(target.limits),
+      // Internal actions answer to the manifest's internal_actions policy, not to permissions.
+      permits: (type, name) =>
+        type === "internal" ||
+        (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
+      tools: allowed,
+      toolsText: formatToolCatalogue(allowed),
+      capabilitiesText: describeCapabilities(target, item, capabilities),
+    };
+  };
+  const agent = {
+    ...specOf(directive, directiveItem, manifest),
+    ...(manifest ? { manifest: manifest.name } : {}),
+  };
 
   return {
     options: {
@@ -312,20 +323,18 @@ function runLimits(limits: ReturnType<typeof effectiveLimits>): RunLimits {
   };
 }
 
-/** The directive's instructions, with its inputs (defaults applied) listed after them. */
+/**
+ * The directive's instructions with its inputs filled in (`fillInputs`: `$name` replaced by the
+ * value, inputs the text does not mention listed after it): the typed inputs of the run when
+ * given, else the declared defaults.
+ */
 function withInputs(directive: Directive, given: Record<string, unknown> | undefined): string {
-  if (directive.inputs.length === 0) return directive.body;
-  const lines = directive.inputs
-    .map((input) => {
-      const value = given?.[input.name] ?? input.default;
-      return value === undefined
-        ? undefined
-        : `- ${input.name}: ${typeof value === "string" ? value : JSON.stringify(value)}`;
-    })
-    .filter((line): line is string => line !== undefined);
-  return lines.length === 0
-    ? directive.body
-    : `${directive.body.trim()}\n\n# Inputs\n${lines.join("\n")}`;
+  const values: Record<string, unknown> = {};
+  for (const input of directive.inputs) {
+    const value = given?.[input.name] ?? input.default;
+    if (value !== undefined) values[input.name] = value;
+  }
+  return fillInputs(directive.body, values);
 }
 
 function firstSentence(text: string): string {

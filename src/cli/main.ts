@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { ConfigError, EventValidationError, SpoolError, StoreError } from "../spec/index.js";
+import { addActor, listActors, removeActor } from "./commands/actors.js";
 import { chatCommand } from "./commands/chat.js";
 import { contextCommand } from "./commands/context-command.js";
 import { createContinuity, listContinuities } from "./commands/continuities.js";
@@ -35,6 +36,7 @@ type Runner = (ctx: CommandContext, args: string[]) => Promise<number>;
 const COMMANDS: Record<string, Record<string, Runner>> = {
   continuities: { "": listContinuities, list: listContinuities, create: createContinuity },
   turn: { add: turnAdd },
+  actors: { "": listActors, add: addActor, remove: removeActor },
   log: { show: logShow, tail: logTail, verify: logVerify },
   protocol: { parse: protocolParse },
   providers: { decode: providersDecode },

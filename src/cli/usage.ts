@@ -67,6 +67,7 @@ Commands:
   continuities                  List continuities
   continuities create           Start a new continuity
   turn add <continuity> <text…> Add a turn to a continuity
+  actors <continuity>           List who may add turns; actors add|remove change it
   log show <continuity>         Show a continuity's events
   log tail                      Show the newest events; --follow keeps watching
   log verify                    Check every hash chain for tampering
@@ -134,6 +135,28 @@ Run \`spool turn add --help\` for its options.
       'spool turn add home "remind me to water the plants"',
       "spool turn add home -- -v is not an option here",
     ],
+  ),
+  actors: help(
+    "spool actors <continuity> [--json] | spool actors <add | remove> <continuity> <actor>",
+    "Lists who may add turns to a continuity: its creator (an owner) and the actors added, with\ntheir access (owner, write, read) or removed. A continuity is open to any actor until one is\nadded; from then on only its creator and actors with owner or write access add turns.\n`spool actors add --help` and `spool actors remove --help` change the list.",
+    ["  --json                 Print one JSON object per actor"],
+    ["spool actors home", "spool actors add home alice --access read"],
+  ),
+  "actors add": help(
+    "spool actors add <continuity> <actor> [--access A] [--kind K] [--name NAME]",
+    "Adds an actor to the continuity's access list (actor.added) and prints its seq. Run it as an\nowner: the continuity's creator or an actor added with owner access ($USER, else local).",
+    [
+      "  --access <access>      owner, write (default) or read: read may not add turns",
+      "  --kind <kind>          person (default), bot, source or agent",
+      "  --name <name>          A display name, up to 200 characters",
+    ],
+    ["spool actors add home alice", "spool actors add home viewer --access read --kind bot"],
+  ),
+  "actors remove": help(
+    "spool actors remove <continuity> <actor> [--reason TEXT]",
+    "Removes an actor from the continuity's access list (actor.removed) and prints its seq: it\nmay add no more turns. Run it as an owner ($USER, else local).",
+    ["  --reason <text>        Why, up to 1000 characters"],
+    ['spool actors remove home alice --reason "left the team"'],
   ),
   log: {
     synopsis: "spool log <show | tail | verify> [options]",

@@ -20,7 +20,7 @@ import {
   toUsageData,
 } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import type { CheckpointSigner } from "../transcript/index.js";
+import type { CheckpointSigner, ThreadFileSinks } from "../transcript/index.js";
 import { stepStreamId } from "../transcript/index.js";
 import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import {
@@ -82,6 +82,11 @@ export interface ThreadRunOptions {
   lifecycle?: LoopContinuity;
   /** The continuity's tasks: its steps' `fire_and_forget` actions outlive the run there. */
   tasks?: TaskSet;
+  /**
+   * The live `transcript.jsonl` and `knowledge.md` of a thread (the run's, or the continuation it
+   * hands off to), asked before each of its steps; none when absent.
+   */
+  files?: (thread: string) => Promise<ThreadFileSinks>;
 }
 
 /** What the continuity module sees of a thread between steps. */
@@ -343,6 +348,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       provider: options.provider.name,
     });
     let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
+    const files = await options.files?.(thread);
     const outcome = await runAgentStep({
       store,
       continuity,
@@ -384,6 +390,13 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         early = { decision, limit };
         return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
       },
+      ...(files
+        ? {
+            transcript: files.transcript,
+            knowledge: files.knowledge,
+            threadStartSeq: files.startSeq,
+          }
+        : {}),
     });
     index += 1;
     totals.steps += 1;

@@ -32,8 +32,18 @@ export interface AgentSpec {
   tools: readonly AnyTool[];
   /** The tools described for the system prompt (default: name and description of each). */
   toolsText?: string;
+  /**
+   * The `agent`, `relic` and `workflow` actions it may use, described for the system prompt's
+   * "Other actions" section (`SystemPromptParts.capabilities`); none when absent or empty.
+   */
+  capabilitiesText?: string;
   /** The agent manifest this spec was assembled from, recorded on `thread.started`. */
   manifest?: string;
+  /**
+   * The typed inputs `instructions` were filled with, recorded on the foreground's
+   * `thread.started` so that resume and replay assemble the same instructions.
+   */
+  inputs?: Readonly<Record<string, unknown>>;
   /**
    * Offer the tools natively too (Anthropic `tools`, OpenAI functions), so a model may call them
    * with its provider's tool calls as well as with `<action>` tags (default true).
@@ -67,6 +77,12 @@ export interface AgentRuntimeOptions {
   catalogue?: ModelCatalogue;
   estimator?: TokenEstimator;
   signer?: CheckpointSigner;
+  /**
+   * Write every thread's `transcript.jsonl` and `knowledge.md` under `<dir>/<thread>/` while it
+   * runs (foreground, continuation, child and summarizer threads alike; see `ThreadFiles`). The
+   * CLI's chat, run and resume set it; replay, on a scratch store, does not.
+   */
+  threadFiles?: { dir: string };
   observer?: RunObserver;
   /** A turn that arrives mid-run waits (`queue`, the default) or cancels the run (`interrupt`). */
   concurrency?: "queue" | "interrupt";
@@ -139,7 +155,11 @@ export interface TurnInput {
  * run, by policy) and its side-effecting actions one at a time.
  */
 export interface AgentRuntime {
-  /** Appends the turn, then runs it (after the runs before it); resolves when its run ends. */
+  /**
+   * Appends the turn, then runs it (after the runs before it); resolves when its run ends.
+   * Rejects with `ActorAccessError`, appending nothing, when the continuity's access list refuses
+   * `input.actor` (added read-only, removed, or not on a list the continuity keeps).
+   */
   submit(continuity: string, input: TurnInput): Promise<ThreadRunResult>;
   /**
    * Runs a turn already in the log (appended by someone else), as `submit` does after its

@@ -3,6 +3,7 @@ import { selectSummarizer } from "../continuity/index.js";
 import { mergeCoordinationLayers } from "../directives/index.js";
 import { createModelCatalogue } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
+import { ActorRosters } from "./actor-access.js";
 import type { AgentRuntime, AgentRuntimeOptions } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
 import { ContinuityOwners } from "./continuity-owners.js";
@@ -43,6 +44,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     runs: new Map(),
   };
   const sessions = new Map<string, ContinuitySession>();
+  const rosters = new ActorRosters(store);
   let closed = false;
   const session = (continuity: string): ContinuitySession => {
     let found = sessions.get(continuity);
@@ -90,6 +92,8 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       return current.onChain(() => resumeSession(current));
     },
     async submit(continuity, input) {
+      // Refused before anything is appended or owned: the turn never reaches the log.
+      await rosters.check(continuity, input.actor);
       let id: string | undefined;
       if (owners) {
         await owners.own(continuity);

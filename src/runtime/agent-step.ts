@@ -19,7 +19,12 @@ import type {
   TokenEstimator,
 } from "../providers/index.js";
 import type { NewEvent } from "../spec/index.js";
-import type { CheckpointSigner, StreamSink, TranscriptSink } from "../transcript/index.js";
+import type {
+  CheckpointSigner,
+  KnowledgeSink,
+  StreamSink,
+  TranscriptSink,
+} from "../transcript/index.js";
 import { runModelStep, stepStreamId } from "../transcript/index.js";
 import type { RunObserver } from "./run-notice.js";
 
@@ -39,6 +44,10 @@ export interface AgentStepOptions {
   estimator?: TokenEstimator;
   signer?: CheckpointSigner;
   transcript?: TranscriptSink;
+  /** The thread's knowledge.md (deltas live, re-rendered from `threadStartSeq` after the step). */
+  knowledge?: KnowledgeSink;
+  /** The seq of the thread's `thread.started`, for the knowledge re-render. */
+  threadStartSeq?: number;
   observer?: RunObserver;
   signal?: AbortSignal;
   /** Jitter for action retry backoff (seeded in replay). */
@@ -190,6 +199,8 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     ...(options.estimator ? { estimator: options.estimator } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.transcript ? { transcript: options.transcript } : {}),
+    ...(options.knowledge ? { knowledge: options.knowledge } : {}),
+    ...(options.threadStartSeq !== undefined ? { threadStartSeq: options.threadStartSeq } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   text.close();

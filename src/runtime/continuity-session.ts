@@ -7,6 +7,7 @@ import {
   type TokenEstimator,
 } from "../providers/index.js";
 import { StoreError } from "../spec/index.js";
+import { ThreadFiles } from "../transcript/index.js";
 import { runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
 import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
@@ -85,6 +86,7 @@ export class ContinuitySession {
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
   #feeds: SessionFeeds | undefined;
+  #files: ThreadFiles | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(continuity: string, shared: RuntimeShared) {
@@ -164,6 +166,8 @@ export class ContinuitySession {
   /** A handoff continued `from` into `to`: the foreground moves onto the continuation. */
   continued(from: string, to: string, history: ThreadHistory): void {
     const { state } = this;
+    // The continuation's live files start with it, whether or not a step runs there now.
+    void this.files?.sinks(to);
     this.histories.set(to, history);
     this.histories.delete(from);
     if (!state) return;
@@ -179,12 +183,43 @@ export class ContinuitySession {
     state.foreground = to;
   }
 
-  /** Runs a thread of this continuity to its end (the foreground, a child, a summarizer). */
+  /** The threads' live files, when the runtime writes them (`AgentRuntimeOptions.threadFiles`). */
+  get files(): ThreadFiles | undefined {
+    const { options } = this.shared;
+    if (options.threadFiles && !this.#files) {
+      this.#files = new ThreadFiles({
+        store: options.store,
+        continuity: this.continuity,
+        dir: options.threadFiles.dir,
+      });
+    }
+    return this.#files;
+  }
+
+  /**
+   * Runs a thread of this continuity to its end (the foreground, a child, a summarizer); then
+   * closes the live files of the threads that have ended.
+   */
   runThread(run: SessionRun): Promise<ThreadRunResult> {
+    const files = this.files;
+    if (!files) return this.#runThread(run);
+    return (async () => {
+      await files.sinks(run.thread);
+      try {
+        return await this.#runThread(run);
+      } finally {
+        await files.closeEnded((thread) => this.state?.threads.get(thread)?.ended !== undefined);
+      }
+    })();
+  }
+
+  #runThread(run: SessionRun): Promise<ThreadRunResult> {
     const { options, catalogue, continuation } = this.shared;
     const { spec } = run;
     const info = catalogue.lookup(spec.model);
+    const files = this.files;
     return runThreadLoop({
+      ...(files ? { files: (thread: string) => files.sinks(thread) } : {}),
       store: options.store,
       continuity: this.continuity,
       thread: run.thread,
@@ -197,6 +232,7 @@ export class ContinuitySession {
         tools:
           spec.toolsText ??
           spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
+        ...(spec.capabilitiesText ? { capabilities: spec.capabilitiesText } : {}),
       }),
       history: this.history(run.thread),
       ...(spec.nativeTools !== false && spec.tools.length > 0
@@ -291,6 +327,7 @@ export class ContinuitySession {
           model: agent.model,
           turn,
           ...(agent.manifest !== undefined ? { agent: agent.manifest } : {}),
+          ...(agent.inputs !== undefined ? { inputs: { ...agent.inputs } } : {}),
         },
       });
       state.threads.set(thread, {
@@ -416,6 +453,7 @@ export class ContinuitySession {
     await cancelled;
     await this.settled();
     await this.#feeds?.stop();
+    await this.#files?.close();
     if (failed !== undefined && !(failed instanceof StoreError)) throw failed;
   }
 

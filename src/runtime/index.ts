@@ -7,6 +7,18 @@
 
 export { formatActionResults, RESULT_TEXT_MAX, type ReportedAction } from "./action-results.js";
 export {
+  ACTOR_EVENT_TYPES,
+  ActorAccessError,
+  type ActorAccessLevel,
+  type ActorRoster,
+  ActorRosters,
+  applyActorEvent,
+  checkTurnActor,
+  emptyActorRoster,
+  type TurnRefusal,
+  turnRefusal,
+} from "./actor-access.js";
+export {
   catchUp,
   runThreadLoop,
   type ThreadRunOptions,
@@ -17,6 +29,7 @@ export {
   type AgentRuntimeOptions,
   type AgentSpec,
   createAgentRuntime,
+  fillInputs,
   type TurnInput,
 } from "./agent-runtime.js";
 export type { InterceptedCall, RuntimeWorld } from "./agent-runtime-types.js";

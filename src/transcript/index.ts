@@ -58,6 +58,13 @@ export {
   transcriptDigestOption,
 } from "./thread-boundaries.js";
 export {
+  resolveThreadsDir,
+  type ThreadFileSinks,
+  ThreadFiles,
+  type ThreadFilesOptions,
+  type ThreadsDirOptions,
+} from "./thread-files.js";
+export {
   isThreadStream,
   parseStepStreamId,
   stepStreamId,

@@ -159,9 +159,11 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     });
   }
   if (options.knowledge) {
-    await options.knowledge.checkpoint(
-      store.read({ continuity, after: options.threadStartSeq ?? 0 }),
-    );
+    // A knowledge file that cannot be written is a view lost, not the step's failure (its
+    // failure while streaming is on the log already, as `sink.failed`).
+    await options.knowledge
+      .checkpoint(store.read({ continuity, after: options.threadStartSeq ?? 0 }))
+      .catch(() => undefined);
   }
   return result;
 }

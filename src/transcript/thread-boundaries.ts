@@ -99,7 +99,9 @@ async function boundary<T extends "thread.completed" | "thread.continued" | "thr
 
 /**
  * The `transcriptDigest` option of `writeCheckpoint` for a thread's live transcript: waits until
- * the file holds the log up to the signed seq, then gives the sha256 of those bytes.
+ * the file holds the log up to the signed seq, then gives the sha256 of those bytes. A transcript
+ * sink that has failed (a file that cannot be written) gives no digest: the checkpoint is signed
+ * without one, and the run is not failed for a file that is only a view of the log.
  */
 export function transcriptDigestOption(transcript: TranscriptSink | undefined): {
   transcriptDigest?: (seq: number) => Promise<string | undefined>;
@@ -107,7 +109,11 @@ export function transcriptDigestOption(transcript: TranscriptSink | undefined): 
   if (!transcript) return {};
   return {
     transcriptDigest: async (seq) => {
-      await transcript.caughtUp(seq);
+      try {
+        await transcript.caughtUp(seq);
+      } catch {
+        return undefined;
+      }
       return transcript.digestUpTo(seq);
     },
   };

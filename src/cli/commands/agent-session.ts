@@ -35,6 +35,11 @@ export interface AgentSessionOptions
    * command that runs a continuity of the user's store passes it; replay, on a scratch store, not.
    */
   lease?: AgentRuntimeOptions["lease"];
+  /**
+   * Write each thread's live `transcript.jsonl` and `knowledge.md` in `<threadsDir>/<thread>/`
+   * (`resolveThreadsDir`): chat, run and resume pass it; replay, on a scratch store, not.
+   */
+  threadsDir?: string;
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -44,7 +49,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  const { observer, intercept, recordedFeeds, world, lease, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, world, lease, threadsDir, ...assemble } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace: ctx.io.cwd,
@@ -63,6 +68,7 @@ export function openAgentSession(
     ...(recordedFeeds ? { recordedFeeds } : {}),
     ...(world ? { world } : {}),
     ...(lease ? { lease } : {}),
+    ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
   });
   return {
     runtime,
@@ -104,14 +110,17 @@ export async function ensureContinuity(
 }
 
 /**
- * The directive (and model) the continuity's foreground thread runs, when it has one, and the
- * agent manifest it runs with (recorded on `thread.started`; for logs written before that, the
- * continuity's label from `ensureContinuity`).
+ * The directive (and model) the continuity's foreground thread runs, when it has one, the agent
+ * manifest it runs with (recorded on `thread.started`; for logs written before that, the
+ * continuity's label from `ensureContinuity`) and the inputs its chain was started with.
  */
 export async function foregroundDirective(
   store: EventStore,
   continuity: string,
-): Promise<{ directive: string; model?: string; agent?: string } | undefined> {
+): Promise<
+  | { directive: string; model?: string; agent?: string; inputs?: Record<string, unknown> }
+  | undefined
+> {
   const events: SpoolEvent[] = [];
   for await (const event of store.read({
     continuity,
@@ -125,11 +134,24 @@ export async function foregroundDirective(
     isEvent(event, "continuity.created"),
   );
   const agent = thread?.agent ?? created?.data.labels?.agent;
+  const inputs = thread ? chainInputs(events, thread.id) : undefined;
   return thread
     ? {
         directive: thread.directive,
         ...(thread.model !== undefined ? { model: thread.model } : {}),
         ...(agent !== undefined ? { agent } : {}),
+        ...(inputs !== undefined ? { inputs } : {}),
       }
     : undefined;
+}
+
+/** The inputs recorded on the `thread.started` of the chain `thread` continues (its root's). */
+function chainInputs(events: SpoolEvent[], thread: string): Record<string, unknown> | undefined {
+  const started = (id: string) =>
+    events.find(
+      (event): event is EventOf<"thread.started"> =>
+        isEvent(event, "thread.started") && event.stream.id === id,
+    );
+  const own = started(thread);
+  return (started(own?.data.chain_root ?? thread) ?? own)?.data.inputs;
 }

@@ -1,4 +1,7 @@
+import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
+import { ActorRosters } from "../../runtime/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatInput, createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -22,8 +25,8 @@ import { startOfRecentTurns } from "./tail.js";
 
 /** Help of `spool chat`: for the integrator to register in `USAGE`. */
 export const CHAT_USAGE: CommandHelp = {
-  synopsis: "spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME]",
-  text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME]
+  synopsis: "spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME] [--input k=v]…",
+  text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME] [--input k=v]…
 
 An interactive chat with an agent on the continuity log: thoughts stream dimmed, each action
 shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered,
@@ -51,6 +54,8 @@ Options:
   --continuity <id>      Chat on this continuity (created when absent)
   --agent <name>         Run this agent manifest (.ai/agents/<name>.yaml; default: assistant)
   --directive <name>     Run this directive without a manifest
+  --input <k=v>          A typed input of the directive, filling $k in its instructions (repeat
+                         for several); a required input missing is refused, as by spool run
   --db <dir | file.db | postgres://…>
                          Where the log lives (default: $SPOOL_DB, then ./.spool/)
   -h, --help             Show this help
@@ -72,6 +77,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     continuity: { type: "string" },
     agent: { type: "string" },
     directive: { type: "string" },
+    input: { type: "string", multiple: true },
   });
   if (positionals.length > 0) {
     throw new UsageError(
@@ -79,6 +85,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       `unexpected ${JSON.stringify(positionals[0])}: chat reads turns from the terminal`,
     );
   }
+  const inputs = parseInputArgs(values.input ?? []);
   const store = await openStore(ctx, locateStore(ctx, values.db));
   const terminal: NonNullable<CommandContext["io"]["terminal"]> = ctx.io.terminal ?? {
     input: process.stdin,
@@ -107,7 +114,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       observer: renderer.observe,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
+      inputs,
       lease: cliLeaseOptions(ctx),
+      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
     const { assembled, runtime } = session;
     const created = await ensureContinuity(
@@ -118,6 +127,8 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       "chat",
       assembled.options.agent.manifest,
     );
+    // An actor the continuity refuses (read-only, removed, unknown) is told so before the prompt.
+    if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (assembled.demoReason) renderer.info(assembled.demoReason);
     const turns = created ? 0 : await countTurns(store, continuity);
     renderer.info(

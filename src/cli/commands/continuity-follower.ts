@@ -1,6 +1,6 @@
 import { monotonicFactory } from "ulid";
 import type { EventStore } from "../../log/index.js";
-import { DEFAULT_LEASE_TTL_MS, type LeaseOptions } from "../../runtime/index.js";
+import { ActorRosters, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from "../../runtime/index.js";
 import { ConfigError, type EventData, type SpoolEvent } from "../../spec/index.js";
 import type { CommandContext } from "../context.js";
 import { ConversationView } from "./conversation-view.js";
@@ -39,12 +39,16 @@ export interface QueuedTurn {
   id?: string;
 }
 
-/** Appends a turn for the continuity's owner to run; resolves with the stored event. */
-export function queueTurn(
+/**
+ * Appends a turn for the continuity's owner to run; resolves with the stored event. Rejects with
+ * `ActorAccessError`, appending nothing, when the continuity's access list refuses the actor.
+ */
+export async function queueTurn(
   store: EventStore,
   continuity: string,
   input: QueuedTurn,
 ): Promise<SpoolEvent> {
+  await new ActorRosters(store).check(continuity, input.actor);
   return store.append({
     ...(input.id !== undefined ? { id: input.id } : {}),
     continuity,

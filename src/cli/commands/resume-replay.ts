@@ -1,6 +1,7 @@
 import { replayContinuity } from "../../replay/index.js";
 import { ContinuityLiveError } from "../../runtime/index.js";
 import type { SpoolEvent } from "../../spec/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -83,8 +84,10 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
       const session = openAgentSession(ctx, store, continuity, {
         directive: foreground.directive,
         ...(foreground.agent !== undefined ? { agent: foreground.agent } : {}),
+        ...(foreground.inputs !== undefined ? { inputs: foreground.inputs } : {}),
         observer: renderer.observe,
         lease: cliLeaseOptions(ctx),
+        threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
       });
       try {
         let results: Awaited<ReturnType<typeof session.runtime.resume>>;
@@ -141,6 +144,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
           directive: foreground?.directive ?? "assistant",
           ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
+          ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
           provider: world.provider,
           world,
         });

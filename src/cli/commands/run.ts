@@ -1,7 +1,8 @@
 import { ulid } from "ulid";
 import { parseInputArgs } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
-import { type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
+import { ActorRosters, type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
+import { resolveThreadsDir } from "../../transcript/index.js";
 import { createChatRenderer } from "../chat/index.js";
 import {
   type CommandContext,
@@ -93,6 +94,7 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(renderer ? { observer: renderer.observe } : {}),
       lease: cliLeaseOptions(ctx),
+      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
     const { assembled, runtime } = session;
     if (assembled.demoReason && renderer) renderer.info(assembled.demoReason);
@@ -104,6 +106,8 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       "run",
       values.agent,
     );
+    // An actor the continuity refuses is told so before anything runs (a resume included).
+    if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (values.json) printer = printEvents(ctx, store, continuity);
     const onSignal = () => runtime.cancel(continuity, "cancelled by a signal");
     ctx.io.signal?.addEventListener("abort", onSignal, { once: true });

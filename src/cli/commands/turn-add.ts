@@ -1,3 +1,4 @@
+import { ActorRosters } from "../../runtime/index.js";
 import {
   type CommandContext,
   continuityNotFound,
@@ -12,7 +13,8 @@ import { defaultActor } from "./continuities.js";
 
 /**
  * `spool turn add <continuity> <text…>`: appends `turn.added` (origin `cli`) to an existing
- * continuity and prints its seq. The text is the remaining arguments joined with spaces.
+ * continuity and prints its seq. The text is the remaining arguments joined with spaces. An actor
+ * the continuity's access list refuses is an `ActorAccessError`, and nothing is appended.
  */
 export async function turnAdd(ctx: CommandContext, args: string[]): Promise<number> {
   const command = "turn add";
@@ -33,6 +35,7 @@ export async function turnAdd(ctx: CommandContext, args: string[]): Promise<numb
   if (!target.exists) throw continuityNotFound(target, continuity);
   const stored = await withStore(ctx, target, async (store) => {
     if (!(await store.continuity(continuity))) throw continuityNotFound(target, continuity);
+    await new ActorRosters(store).check(continuity, actor);
     return store.append({
       continuity,
       type: "turn.added",

@@ -17,6 +17,11 @@ export const threadEvents = {
       turn: ulidString.optional(),
       /** The agent manifest the thread runs with (tools, limits), when one: resume and replay use it. */
       agent: z.string().min(1).max(200).optional(),
+      /**
+       * The typed inputs the directive's instructions were filled with (`--input k=v`), when the
+       * run gave any: resume and replay fill the same instructions from them.
+       */
+      inputs: z.record(z.string().max(200), z.unknown()).optional(),
       /** A child thread (an `agent` action): the thread, step and action that spawned it. */
       parent: z
         .strictObject({
