@@ -10,7 +10,12 @@ import type { StreamSink } from "./sink.js";
 export type KnowledgeSource =
   | Iterable<SpoolEvent>
   | AsyncIterable<SpoolEvent>
-  | { store: EventStore; continuity: string };
+  | {
+      store: EventStore;
+      continuity: string;
+      /** Events after this seq only (the thread's start); default the continuity's first. */
+      after?: number;
+    };
 
 /** Options of `createKnowledgeSink`. */
 export interface KnowledgeSinkOptions {
@@ -30,7 +35,9 @@ export interface KnowledgeSink extends StreamSink {
   /**
    * Re-renders the whole file from the log (`renderKnowledge` of the thread's events), atomically
    * (a temporary file renamed over it), followed by the text of a message still streaming. Appends
-   * queued before the call are folded into it. Rejects if the file cannot be written.
+   * queued before the call are folded into it. Rejects if the file cannot be written. A store
+   * source is folded incrementally: each checkpoint reads only what the store has gained since
+   * the sink's last one, so a long thread costs each step its new events, not its whole log.
    */
   checkpoint(source: KnowledgeSource): Promise<void>;
   /** Resolves once every file write queued so far is done (whether or not it succeeded). */
@@ -57,6 +64,8 @@ class Knowledge implements KnowledgeSink {
   /** Text of the message streaming now, and whether it has ended. */
   #live = "";
   #streaming = false;
+  /** The fold of a store source so far, and the last seq it took. */
+  #kept: { continuity: string; fold: KnowledgeFold; seq: number } | undefined;
   #startOfMessage = true;
   /** Text appended but not yet written. */
   #pending = "";
@@ -103,13 +112,21 @@ class Knowledge implements KnowledgeSink {
   }
 
   async checkpoint(source: KnowledgeSource): Promise<void> {
-    const fold = new KnowledgeFold(this.#thread);
+    let fold: KnowledgeFold;
     if ("store" in source) {
-      for await (const event of source.store.read({ continuity: source.continuity }))
+      const kept = this.#kept?.continuity === source.continuity ? this.#kept : undefined;
+      fold = kept?.fold ?? new KnowledgeFold(this.#thread);
+      let after = Math.max(source.after ?? 0, kept?.seq ?? 0);
+      for await (const event of source.store.read({ continuity: source.continuity, after })) {
         fold.push(event);
+        after = event.seq;
+      }
+      this.#kept = { continuity: source.continuity, fold, seq: after };
     } else if (Symbol.asyncIterator in source) {
+      fold = new KnowledgeFold(this.#thread);
       for await (const event of source) fold.push(event);
     } else {
+      fold = new KnowledgeFold(this.#thread);
       for (const event of source) fold.push(event);
     }
     const rendered = fold.render();

@@ -162,7 +162,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     // A knowledge file that cannot be written is a view lost, not the step's failure (its
     // failure while streaming is on the log already, as `sink.failed`).
     await options.knowledge
-      .checkpoint(store.read({ continuity, after: options.threadStartSeq ?? 0 }))
+      .checkpoint({ store, continuity, after: options.threadStartSeq ?? 0 })
       .catch(() => undefined);
   }
   return result;

@@ -79,7 +79,7 @@ export class ThreadFiles {
     const { store, continuity } = this.#options;
     await sinks.transcript.close().catch(() => undefined);
     await sinks.knowledge
-      .checkpoint(store.read({ continuity, after: sinks.startSeq - 1 }))
+      .checkpoint({ store, continuity, after: sinks.startSeq - 1 })
       .catch(() => undefined);
     await sinks.knowledge.close().catch(() => undefined);
   }
