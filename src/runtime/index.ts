@@ -62,5 +62,11 @@ export {
 export { decide, type RunLimits } from "./loop-decision.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
+export {
+  type CompiledCursor,
+  type StepRequest,
+  type StepRequestInput,
+  stepRequest,
+} from "./step-cursor.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
-export { type HistoryMessage, ThreadHistory } from "./thread-history.js";
+export { type HistoryMessage, type ThreadCursor, ThreadHistory } from "./thread-history.js";
