@@ -265,6 +265,12 @@ describe("provider cursors on OpenAI Responses", () => {
       expect.objectContaining({ previous_response_id: "resp_2", messages: 1 }),
       expect.objectContaining({ previous_response_id: "resp_3", messages: 1 }),
     ]);
+    // A continued step's input is estimated from its whole context (the provider counts it all).
+    const estimates = ofType(events, "step.started").map(
+      (event) => dataOf(event).estimated_input_tokens,
+    );
+    expect(estimates).toHaveLength(4);
+    for (const estimate of estimates) expect(estimate).toBeGreaterThan(0);
     const rotations = ofType(events, "provider.cursor-rotated").map(dataOf);
     expect(rotations).toEqual([
       {

@@ -66,6 +66,11 @@ export interface CursorCall {
   settings: Omit<ProviderRequest, "messages" | "previousResponseId">;
   /** Called once when the cursor is dropped; log the `provider.cursor-rotated` event here. */
   onRotate: (rotation: CursorRotation) => void | Promise<void>;
+  /**
+   * The whole request, when the caller has it at hand: what the call's input tokens are estimated
+   * from (the provider counts the conversation it continues as input).
+   */
+  whole?: ProviderRequest;
 }
 
 /** Why and how a cursor was dropped. */

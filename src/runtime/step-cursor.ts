@@ -53,6 +53,7 @@ export function stepRequest(input: StepRequestInput): StepRequest {
     newMessages,
     settings,
     onRotate: input.onRotate,
+    whole,
   });
   if (cursor.provider !== provider.name) return { request: call([]) };
   if (bundle.omitted > 0 || bundle.feeds !== undefined) return { request: whole };
