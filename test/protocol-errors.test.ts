@@ -220,7 +220,10 @@ describe("protocol.bad-action-body", () => {
     ['{"name":"x","parameters":{"a":[1,]}}', "no trailing comma"],
     ["  ", "is empty"],
     ['{"name":"x","parameters":{}} extra', "nothing after the JSON value"],
-    ['{"name":"x","parameters":{"s":"unterminated}', 'closing " of the string'],
+    [
+      '{"name":"x","parameters":{"s":"unterminated}\n',
+      'or the closing " at 1:84, found a line break',
+    ],
     ["[1, 2]", "must be a JSON object, not an array"],
     ['{"parameters":{}}', "name is missing"],
     ['{"name":"x"}', "parameters is missing"],

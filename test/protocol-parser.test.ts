@@ -262,15 +262,15 @@ describe("actions", () => {
     );
   });
 
-  it("ends the body at the first </action>: other tags in JSON strings are body, <\\/action> is the escape", () => {
+  it("ends the body at the first </action> outside a string: tags in JSON strings are body, <\\/action> too", () => {
     const body =
-      '{"name":"n","parameters":{"html":"</response><thought>a<b</thought>","end":"<\\/action>"}}';
+      '{"name":"n","parameters":{"html":"</response><thought>a<b</thought></action>","end":"<\\/action>"}}';
     const events = parse(
       `<thought><action type="tool" mode="sync" id="h">${body}</action>x</thought>`,
     );
     expect(errors(events)).toEqual([]);
     expect(actions(events)[0]!.parameters).toEqual({
-      html: "</response><thought>a<b</thought>",
+      html: "</response><thought>a<b</thought></action>",
       end: "</action>",
     });
     expect(blocks(events)).toEqual(["thought:x"]);

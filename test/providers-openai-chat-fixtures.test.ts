@@ -111,17 +111,18 @@ interface Expected {
   usage: Record<string, number>;
 }
 
+/** Every flavour reads both spellings of reasoning, the ones its server uses first. */
 const REASONING_FIELDS: Record<OpenAIFlavourName, string[]> = {
-  openai: [],
-  ollama: ["reasoning"],
+  openai: ["reasoning_content", "reasoning"],
+  ollama: ["reasoning", "reasoning_content"],
   vllm: ["reasoning_content", "reasoning"],
-  llamacpp: ["reasoning_content"],
-  groq: ["reasoning"],
-  deepseek: ["reasoning_content"],
-  mistral: [],
-  moonshot: ["reasoning_content"],
-  openrouter: ["reasoning"],
-  together: ["reasoning"],
+  llamacpp: ["reasoning_content", "reasoning"],
+  groq: ["reasoning", "reasoning_content"],
+  deepseek: ["reasoning_content", "reasoning"],
+  mistral: ["reasoning_content", "reasoning"],
+  moonshot: ["reasoning_content", "reasoning"],
+  openrouter: ["reasoning", "reasoning_content"],
+  together: ["reasoning", "reasoning_content"],
   compatible: ["reasoning_content", "reasoning"],
 };
 

@@ -69,12 +69,25 @@ describe("Chat Completions decoder cases", () => {
     ]);
   });
 
-  it("OpenAI's own flavour ignores reasoning fields it never sends", () => {
+  it("every flavour reads both reasoning fields, its own first, and one delta's reasoning once", () => {
+    // A server reached through the openai flavour (OPENAI_BASE_URL at xAI, Cerebras, Azure) still
+    // has its reasoning read; a delta with both spellings counts once, in the flavour's preference.
     const { message } = chat("openai", [
       choice({ reasoning: "x" }),
+      choice({ reasoning_content: "z" }),
       choice({ content: "y" }, "stop"),
     ]);
-    expect(message.content).toEqual([{ type: "text", text: "y" }]);
+    expect(message.content).toEqual([
+      { type: "reasoning", text: "xz" },
+      { type: "text", text: "y" },
+    ]);
+    const both = choice({ reasoning_content: "a", reasoning: "b" });
+    expect(chat("groq", [both, choice({}, "stop")]).message.content).toEqual([
+      { type: "reasoning", text: "b" },
+    ]);
+    expect(chat("deepseek", [both, choice({}, "stop")]).message.content).toEqual([
+      { type: "reasoning", text: "a" },
+    ]);
   });
 
   it("a tool call with arguments but no id or name still ends, with a made-up id", () => {

@@ -23,6 +23,7 @@ import {
   anthropicToolCalls,
   chatText,
   chatToolCalls,
+  dataLines,
   dataOf,
   decisions,
   expectKeyNeverLogged,
@@ -100,6 +101,9 @@ async function runTurn(provider: Provider, agent: AgentSpec, text: string) {
   const events = await readAll(store, continuity);
   return { result, events };
 }
+
+/** The id of the response a recorded Responses stream carries. */
+const responseIdOf = (path: string) => String((dataLines(path)[0]!.response as { id: string }).id);
 
 /** The JSON body of the `index`th request the server received. */
 const body = (index: number) =>
@@ -221,7 +225,7 @@ describe("a tool-calling run over each provider's SDK", () => {
     await expectIdenticalReplay(agent, [weather]);
   });
 
-  it("OpenAI Responses: reasoning and three function calls → function_call_output items with call_id, encrypted reasoning sent back", async () => {
+  it("OpenAI Responses: reasoning and three function calls → function_call_output items with call_id, continued from the cursor; encrypted reasoning sent back on a rebuild", async () => {
     const steps = [1, 2, 3, 4].map(
       (n) => `openai-responses/openai-reasoning-encrypted-content.1.response-${n}-of-4.sse`,
     );
@@ -233,13 +237,33 @@ describe("a tool-calling run over each provider's SDK", () => {
         input: JSON.parse(String(item.arguments)) as Record<string, unknown>,
       };
     });
+    const responseIds = steps.map((path) => responseIdOf(path));
     const calculator = recordingTool("calculator", (input) => {
       const a = Number(input.a);
       const b = Number(input.b);
       return { result: input.op === "add" ? a + b : a * b };
     });
     const agent = agentSpec("gpt-5", [calculator.tool]);
-    serve(steps, (bytes, index) => randomChunks(bytes, 100 + index, 700));
+    // The first continued call finds the response gone (as after OpenAI's retention): the
+    // runtime rebuilds the whole context from the log, then continues from the new cursor.
+    const gone = {
+      status: 400,
+      headers: { "content-type": "application/json" },
+      chunks: [
+        JSON.stringify({
+          error: {
+            message: `Previous response with id '${responseIds[0]}' not found.`,
+            type: "invalid_request_error",
+            param: "previous_response_id",
+            code: "previous_response_not_found",
+          },
+        }),
+      ],
+    };
+    const sse = (path: string, index: number) => ({
+      chunks: randomChunks(fixtureBytes(path), 100 + index, 700),
+    });
+    server.respond(sse(steps[0]!, 0), gone, ...steps.slice(1).map((path, i) => sse(path, i + 1)));
 
     const { result, events } = await runTurn(
       fromSettings("openai-responses", "gpt-5"),
@@ -254,33 +278,51 @@ describe("a tool-calling run over each provider's SDK", () => {
     });
     expect(result.result).toBe("The final result is **570**.");
     expect(calculator.calls).toEqual(recorded.map((call) => call.input));
-    expect(server.requests.map((request) => request.url)).toEqual(Array(4).fill("/v1/responses"));
+    expect(server.requests.map((request) => request.url)).toEqual(Array(5).fill("/v1/responses"));
+    expect(server.requests.map((_, index) => body(index).previous_response_id)).toEqual([
+      undefined,
+      responseIds[0],
+      undefined,
+      responseIds[1],
+      responseIds[2],
+    ]);
     const outputs = [19, 57, 570];
-    for (const [index, call] of recorded.entries()) {
-      const input = body(index + 1).input!;
-      const output = input.find(
-        (item) => item.type === "function_call_output" && item.call_id === call.id,
-      );
-      expect(output, `request ${index + 1} answers ${call.id}`).toBeDefined();
-      expect(JSON.parse(String(output!.output))).toEqual({ result: outputs[index] });
-      const callItem = input.find(
-        (item) => item.type === "function_call" && item.call_id === call.id,
-      );
-      expect(callItem).toMatchObject({ name: "calculator", arguments: JSON.stringify(call.input) });
-      // The call comes before its output, as the API requires.
-      expect(input.indexOf(callItem!)).toBeLessThan(input.indexOf(output!));
+    // Request 1 (refused) and 3, 4 continue: the function_call_output alone.
+    for (const [request, index] of [
+      [1, 0],
+      [3, 1],
+      [4, 2],
+    ] as const) {
+      const input = body(request).input!;
+      expect(input).toEqual([
+        expect.objectContaining({ type: "function_call_output", call_id: recorded[index]!.id }),
+      ]);
+      expect(JSON.parse(String(input[0]!.output))).toEqual({ result: outputs[index] });
     }
-    // The encrypted reasoning of the first step goes back as its reasoning item, before its call.
+    // Request 2 is the whole context rebuilt from the log: the call comes before its output, as
+    // the API requires, and the encrypted reasoning of the first step goes back before its call.
+    const rebuilt = body(2).input!;
+    const output = rebuilt.find(
+      (item) => item.type === "function_call_output" && item.call_id === recorded[0]!.id,
+    );
+    const callItem = rebuilt.find(
+      (item) => item.type === "function_call" && item.call_id === recorded[0]!.id,
+    );
+    expect(callItem).toMatchObject({
+      name: "calculator",
+      arguments: JSON.stringify(recorded[0]!.input),
+    });
+    expect(rebuilt.indexOf(callItem!)).toBeLessThan(rebuilt.indexOf(output!));
     const reasoning = responsesItems(steps[0]!).find((item) => item.type === "reasoning")!;
-    const second = body(1).input!;
-    const sentReasoning = second.find((item) => item.type === "reasoning");
+    const sentReasoning = rebuilt.find((item) => item.type === "reasoning");
     expect(sentReasoning).toMatchObject({
       id: reasoning.id,
       encrypted_content: reasoning.encrypted_content,
     });
-    expect(second.indexOf(sentReasoning!)).toBeLessThan(
-      second.findIndex((item) => item.type === "function_call"),
-    );
+    expect(rebuilt.indexOf(sentReasoning!)).toBeLessThan(rebuilt.indexOf(callItem!));
+    expect(ofType(events, "provider.cursor-rotated").map(dataOf)).toEqual([
+      expect.objectContaining({ previous_response_id: responseIds[0], reason: "expired" }),
+    ]);
     expectToolRun(events, result.thread, 4, recorded);
     expectKeyNeverLogged(server.requests, events, OPENAI_KEY);
 

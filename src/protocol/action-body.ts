@@ -68,7 +68,7 @@ export function bodyPosition(start: SourcePosition, text: string, offset: number
 }
 
 const JSON_HINT =
-  'Write one JSON object such as {"name": "web_scraper", "parameters": {"url": "https://example.com"}}; inside a string write <\\/action> for a literal </action>.';
+  'Write one JSON object such as {"name": "web_scraper", "parameters": {"url": "https://example.com"}}, each string closed on the line it opens (write a line break inside a string as \\n).';
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

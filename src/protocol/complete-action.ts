@@ -1,5 +1,6 @@
 import { parseActionBody } from "./action-body.js";
 import type { ActionRequest, SourcePosition } from "./action-request.js";
+import type { BodyLexState } from "./body-strings.js";
 import type { ProtocolEvent } from "./protocol-event.js";
 import { type Problem, problemsToError, where } from "./protocol-problem.js";
 import type { ActionTag } from "./tag-attributes.js";
@@ -13,6 +14,8 @@ export interface OpenAction {
   bodyStart: SourcePosition;
   /** The body as it arrived, joined once at `</action>`. */
   parts: string[];
+  /** How far its JSON strings have been followed (`body-strings.ts`): where `</action>` counts. */
+  lex: BodyLexState;
   inThought: boolean;
   /** The thought block it sits in. */
   parentBlock: number | undefined;

@@ -1,4 +1,5 @@
 import type { SourcePosition } from "./action-request.js";
+import { BODY_START, nextBodyTag } from "./body-strings.js";
 import {
   CELLS,
   CONTENT,
@@ -143,7 +144,10 @@ class StreamingParser implements ProtocolParser {
       if (!isHighSurrogate(last)) {
         if (this.mode === OP_DELTA) {
           out.push({ type: "block-delta", kind: this.kind, block: this.block, text: chunk });
-        } else this.action!.parts.push(chunk);
+        } else {
+          this.action!.parts.push(chunk);
+          nextBodyTag(chunk, 0, this.action!);
+        }
         this.cursor.skip(chunk);
         return out;
       }
@@ -174,7 +178,8 @@ class StreamingParser implements ProtocolParser {
     let i = 0;
     let from = 0;
     for (;;) {
-      const lt = s.indexOf("<", from);
+      // In an action body, a "<" inside a JSON string is a character, never a tag.
+      const lt = this.mode === OP_BODY ? nextBodyTag(s, from, this.action!) : s.indexOf("<", from);
       if (lt === -1) return this.content(i, n, atEnd);
       const tag = this.scanner.scan(s, lt, this.rec, atEnd);
       if (tag === NOT_A_TAG) {
@@ -327,6 +332,7 @@ class StreamingParser implements ProtocolParser {
           start: at,
           bodyStart: this.pos(t.end),
           parts: [],
+          lex: BODY_START,
           inThought,
           parentBlock: inThought ? this.block : undefined,
         };

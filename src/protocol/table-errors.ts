@@ -1,4 +1,5 @@
 import type { SourcePosition } from "./action-request.js";
+import { insideString } from "./body-strings.js";
 import type { OpenAction } from "./complete-action.js";
 import type { ProtocolEvent } from "./protocol-event.js";
 import { where } from "./protocol-problem.js";
@@ -73,10 +74,14 @@ export const tableError: {
     const open = OPEN_TAG[ctx.state] ?? "thought";
     if (open === "action") {
       const id = ctx.action?.tag.id;
+      const inString =
+        ctx.action !== undefined && insideString(ctx.action.lex)
+          ? ' The output ended inside a JSON string of its body, and a </action> inside a string is part of the string: close every string with " before </action>.'
+          : "";
       return {
         type: "error",
         code: "protocol.unclosed-tag",
-        message: `<action${id === undefined ? "" : ` id="${id}"`}> opened at ${ctx.action ? where(ctx.action.start) : "?"} was never closed: the output ended first, so it did not run. End its JSON body with </action>.`,
+        message: `<action${id === undefined ? "" : ` id="${id}"`}> opened at ${ctx.action ? where(ctx.action.start) : "?"} was never closed: the output ended first, so it did not run. End its JSON body with </action>.${inString}`,
         at: ctx.at,
         expected: "</action>",
         ...(id === undefined ? {} : { actionId: id }),

@@ -101,7 +101,9 @@ const END_TEXT = { do: "step", finish: "closed", next: "top", again: true } as c
  * The parser's whole behaviour as one table: state × input → transition. It is typed without
  * `Partial`, so adding a state or an input class without handling it everywhere is a compile
  * error. The scanner derives from it which tags it recognises in each state (every cell that is
- * not `literal`), so raw states (`action`, `thoughtAction`, `feed`) see only their close tag.
+ * not `literal`), so raw states (`action`, `thoughtAction`, `feed`) see only their close tag;
+ * in an action body, a `<` inside a JSON string is not even offered to the scanner
+ * (`body-strings.ts`), so `</action>` in a string is a character.
  *
  * Nesting: actions may sit inside thoughts; nothing else nests. A misplaced open tag closes the
  * open block (`closed: false`, after a `protocol.misplaced-tag` error) and is then handled at the

@@ -43,6 +43,7 @@ export type {
 export {
   type CursorCall,
   type CursorRotation,
+  continuedRequest,
   cursorRotatedEvent,
   type ProviderCursor,
   providerCursorProjection,

@@ -66,6 +66,11 @@ export interface CursorCall {
   settings: Omit<ProviderRequest, "messages" | "previousResponseId">;
   /** Called once when the cursor is dropped; log the `provider.cursor-rotated` event here. */
   onRotate: (rotation: CursorRotation) => void | Promise<void>;
+  /**
+   * The whole request, when the caller has it at hand: what the call's input tokens are estimated
+   * from (the provider counts the conversation it continues as input).
+   */
+  whole?: ProviderRequest;
 }
 
 /** Why and how a cursor was dropped. */
@@ -96,11 +101,7 @@ export async function* streamWithCursor(
       const held: StreamPart[] = [];
       let started = false;
       let expired = false;
-      const continued: ProviderRequest = {
-        ...call.settings,
-        messages: call.newMessages,
-        previousResponseId: cursor.responseId,
-      };
+      const continued = continuedRequest(call.settings, call.newMessages, cursor);
       for await (const part of provider.stream(continued, options)) {
         if (!started && part.type === "retry") {
           held.push(part);
@@ -124,6 +125,18 @@ export async function* streamWithCursor(
     return;
   }
   yield* provider.stream(await call.rebuild(), options);
+}
+
+/**
+ * The request a continued call sends: the settings, only the new messages, and the cursor's id as
+ * `previousResponseId`. `streamWithCursor` sends exactly this, so a caller can log its digest.
+ */
+export function continuedRequest(
+  settings: CursorCall["settings"],
+  newMessages: ProviderMessage[],
+  cursor: ProviderCursor,
+): ProviderRequest {
+  return { ...settings, messages: newMessages, previousResponseId: cursor.responseId };
 }
 
 async function* rebuilt(

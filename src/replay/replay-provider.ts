@@ -33,6 +33,11 @@ interface RecordedCall {
    */
   sent: boolean;
   used: boolean;
+  /** The digest of the request that continued from a cursor (`context.compiled` `cursor`). */
+  cursorDigest?: string;
+  /** The provider no longer knew the cursor (`provider.cursor-rotated`, `expired`, this step). */
+  cursorExpired?: boolean;
+  cursorUsed?: boolean;
 }
 
 /**
@@ -51,15 +56,23 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
   let name = "replay";
   let format: ProviderFormat = "anthropic";
   for (const event of events) {
+    if (event.type === "provider.cursor-rotated") {
+      const data = event.data as EventData<"provider.cursor-rotated">;
+      const call = data.step === undefined ? undefined : calls.get(data.step);
+      if (call && data.reason === "expired") call.cursorExpired = true;
+      continue;
+    }
     if (event.stream.kind !== "step") continue;
     const step = event.stream.id;
     if (event.type === "context.compiled") {
+      const data = event.data as EventData<"context.compiled">;
       const call: RecordedCall = {
         step,
-        digest: (event.data as EventData<"context.compiled">).digest,
+        digest: data.digest,
         partial: "",
         sent: false,
         used: false,
+        ...(data.cursor ? { cursorDigest: data.cursor.digest } : {}),
       };
       calls.set(step, call);
       ordered.push(call);
@@ -98,11 +111,16 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
   }
   // A call never sent answers no request: a later call with the same context (a summary made
   // again over the same messages after a restart) is the one that was sent.
+  const byCursorDigest = new Map<string, RecordedCall[]>();
   for (const call of ordered) {
     if (!call.sent) continue;
     const list = byDigest.get(call.digest) ?? [];
     list.push(call);
     byDigest.set(call.digest, list);
+    if (call.cursorDigest === undefined) continue;
+    const continued = byCursorDigest.get(call.cursorDigest) ?? [];
+    continued.push(call);
+    byCursorDigest.set(call.cursorDigest, continued);
   }
   return {
     get name() {
@@ -112,27 +130,62 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
       return format;
     },
     stream: (request: ProviderRequest, options?: StreamOptions) =>
-      play(byDigest, request, options?.signal),
+      play(byDigest, byCursorDigest, request, options?.signal),
+  };
+}
+
+/**
+ * The recorded call a request answers, or the error part to end its stream with. A request that
+ * continues from a cursor must be the one the original call sent (`context.compiled` `cursor`);
+ * when the provider did not know the cursor then, it is told so again, and the whole context the
+ * runtime sends next is answered by the call's recorded output.
+ */
+function recordedCall(
+  byDigest: Map<string, RecordedCall[]>,
+  byCursorDigest: Map<string, RecordedCall[]>,
+  request: ProviderRequest,
+): RecordedCall | StreamPart {
+  const digest = requestDigest(request);
+  if (request.previousResponseId !== undefined) {
+    const call = byCursorDigest.get(digest)?.find((candidate) => !candidate.cursorUsed);
+    if (call) {
+      call.cursorUsed = true;
+      if (!call.cursorExpired) return call;
+      return {
+        type: "error",
+        error: {
+          code: "provider.cursor-expired",
+          message: "replay: the provider no longer knew this previous_response_id",
+          retryable: false,
+        },
+      };
+    }
+  } else {
+    const call = byDigest.get(digest)?.find((candidate) => !candidate.used);
+    if (call) return call;
+  }
+  return {
+    type: "error",
+    error: {
+      code: "provider.bad-request",
+      message: "replay: no recorded model call has this context",
+      retryable: false,
+    },
   };
 }
 
 async function* play(
   byDigest: Map<string, RecordedCall[]>,
+  byCursorDigest: Map<string, RecordedCall[]>,
   request: ProviderRequest,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamPart> {
-  const call = byDigest.get(requestDigest(request))?.find((candidate) => !candidate.used);
-  if (!call) {
-    yield {
-      type: "error",
-      error: {
-        code: "provider.bad-request",
-        message: "replay: no recorded model call has this context",
-        retryable: false,
-      },
-    };
+  const found = recordedCall(byDigest, byCursorDigest, request);
+  if ("type" in found) {
+    yield found;
     return;
   }
+  const call = found;
   call.used = true;
   if (call.message) {
     yield* messageParts(call.message);

@@ -14,6 +14,7 @@ import type { EventStore } from "../log/index.js";
 import type { Provider, TokenEstimator, Usage } from "../providers/index.js";
 import {
   costOf,
+  cursorRotatedEvent,
   emptyUsage,
   type ModelCatalogue,
   pressureRatio,
@@ -36,6 +37,7 @@ import {
 import type { NativeTools } from "./native-tools.js";
 import type { RunLimitName, RunObserver, RunTotals } from "./run-notice.js";
 import type { StepFeeds } from "./session-feeds.js";
+import { stepRequest } from "./step-cursor.js";
 import type { ThreadHistory } from "./thread-history.js";
 
 /** Everything a run of one thread needs. */
@@ -349,19 +351,29 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     });
     let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
     const files = await options.files?.(thread);
+    // OpenAI Responses continues from the thread's cursor when it can (only the new messages).
+    const rotatedIn = thread;
+    const call = stepRequest({
+      bundle,
+      messages: history.view().messages,
+      cursor: history.cursor(),
+      provider: options.provider,
+      onRotate: (rotation) =>
+        store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
+    });
     const outcome = await runAgentStep({
       store,
       continuity,
       thread,
       index,
       provider: options.provider,
-      request: bundle.request,
+      request: call.request,
       preamble: [
         {
           continuity,
           stream: { kind: "step", id: step },
           type: "context.compiled",
-          data: record.data,
+          data: call.cursor ? { ...record.data, cursor: call.cursor } : record.data,
         },
       ],
       executors: options.executors,

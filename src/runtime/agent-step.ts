@@ -13,6 +13,7 @@ import type { EventStore } from "../log/index.js";
 import type { ActionRequest } from "../protocol/index.js";
 import type {
   AssembledMessage,
+  CursorCall,
   Provider,
   ProviderRequest,
   StreamPart,
@@ -35,7 +36,8 @@ export interface AgentStepOptions {
   thread: string;
   index: number;
   provider: Provider;
-  request: ProviderRequest;
+  /** The request, or a call that continues the provider's conversation from a cursor. */
+  request: ProviderRequest | CursorCall;
   /** Events committed with the step's `step.started` (its `context.compiled`). */
   preamble?: readonly NewEvent[];
   /** The step's executors, made for it (internal actions and child agents need its log and id). */

@@ -82,5 +82,11 @@ export type {
   RuntimeFeeds,
   StepFeeds,
 } from "./session-feeds.js";
+export {
+  type CompiledCursor,
+  type StepRequest,
+  type StepRequestInput,
+  stepRequest,
+} from "./step-cursor.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
-export { type HistoryMessage, ThreadHistory } from "./thread-history.js";
+export { type HistoryMessage, type ThreadCursor, ThreadHistory } from "./thread-history.js";

@@ -9,7 +9,12 @@ import {
   summaryFromData,
   type ThreadView,
 } from "../continuity/index.js";
-import type { ContentBlock, ProviderMessage, ToolResult } from "../providers/index.js";
+import type {
+  ContentBlock,
+  ProviderCursor,
+  ProviderMessage,
+  ToolResult,
+} from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 import {
@@ -19,6 +24,11 @@ import {
   toolResultText,
 } from "./action-results.js";
 import { nativeToolName } from "./native-tools.js";
+
+/** A thread's provider cursor, with the seq of the `message.completed` that carried it. */
+export interface ThreadCursor extends ProviderCursor {
+  seq: number;
+}
 
 /** One message of a thread's conversation, with the log position it came from. */
 export type HistoryMessage = ContextMessage;
@@ -66,6 +76,7 @@ export class ThreadHistory {
   readonly #wholes = new WeakMap<HistoryMessage, Map<string, string>>();
   #newestTurn = -1;
   #lastSeq: number;
+  #cursor: ThreadCursor | null = null;
 
   constructor(thread: string, start: HistoryStart = {}) {
     this.thread = thread;
@@ -116,6 +127,15 @@ export class ThreadHistory {
    */
   whole(entry: HistoryMessage, toolCallId?: string): string | undefined {
     return this.#wholes.get(entry)?.get(toolCallId ?? "");
+  }
+
+  /**
+   * The thread's provider cursor: the response id of its newest model message when that message
+   * came from OpenAI Responses, with the seq of its `message.completed`; null after a later
+   * message in another format or a `provider.cursor-rotated` (as `providerCursorProjection`).
+   */
+  cursor(): ThreadCursor | null {
+    return this.#cursor;
   }
 
   /** The seq of the last event applied. */
@@ -199,6 +219,8 @@ export class ThreadHistory {
       this.#steps.delete(index);
     } else if (event.type === "context.input-cut") {
       this.#cut(event.data as EventData<"context.input-cut">);
+    } else if (event.type === "provider.cursor-rotated") {
+      this.#cursor = null;
     }
   }
 
@@ -273,7 +295,17 @@ export class ThreadHistory {
         this.#variables.delete((event.data as EventData<"variable.deleted">).name);
         return;
       case "message.completed": {
-        const message = fromMessageData(event.data as EventData<"message.completed">);
+        const data = event.data as EventData<"message.completed">;
+        this.#cursor =
+          data.format === "openai-responses" && data.response_id
+            ? {
+                responseId: data.response_id,
+                provider: data.provider,
+                step: event.stream.id,
+                seq: event.seq,
+              }
+            : null;
+        const message = fromMessageData(data);
         record.content = message.content;
         for (const call of clientToolCalls(message)) record.native.add(call.id);
         const content = message.content.filter((block) => block.type !== "provider");

@@ -39,7 +39,8 @@ export interface ModelStepOptions {
   sinks?: StreamSink[];
   /**
    * Estimates the request's input tokens before the call (logged as `estimated_input_tokens` on
-   * `step.started`) and learns from the usage the provider reports. Cursor calls are not estimated.
+   * `step.started`) and learns from the usage the provider reports. A cursor call is estimated
+   * from its `whole` request, and not at all without one.
    */
   estimator?: TokenEstimator;
   /** Signs a checkpoint at the step boundary when given. */
@@ -90,10 +91,9 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const model =
     "cursor" in options.request ? options.request.settings.model : options.request.model;
   const identity = { kind: "model" as const, thread, index, provider: provider.name, model };
+  const estimated = "cursor" in options.request ? options.request.whole : options.request;
   const estimate =
-    options.estimator && !("cursor" in options.request)
-      ? options.estimator.estimate(model, options.request)
-      : undefined;
+    options.estimator && estimated ? options.estimator.estimate(model, estimated) : undefined;
   await store.appendBatch([
     ...(options.preamble ?? []),
     {

@@ -168,17 +168,31 @@ const feedText = fc
   )
   .map((atoms) => atoms.join(""));
 
-/** Strings inside an action's JSON body: tags other than `</action>` are fine there. */
+/**
+ * Strings inside an action's JSON body: any tag is a character there, `</action>` included (the
+ * parser follows the body's strings), and so are quotes and backslashes (escaped by JSON).
+ */
 const bodyString = fc
   .array(
     fc.oneof(
       textAtom,
-      fc.constantFrom("</response>", "<thought>", "</thought>", "<action>", "<\\/action>"),
+      fc.constantFrom(
+        "</response>",
+        "<thought>",
+        "</thought>",
+        "<action>",
+        "<\\/action>",
+        "</action>",
+        "</Action >",
+        '<response final="true">',
+        '"',
+        "\\",
+        '\\"',
+      ),
     ),
     { maxLength: 4 },
   )
-  .map((atoms) => atoms.join(""))
-  .filter((s) => !/<\/action/i.test(s));
+  .map((atoms) => atoms.join(""));
 
 const caseOf = (word: string) =>
   fc.constantFrom(word, word.toUpperCase(), word[0]!.toUpperCase() + word.slice(1));

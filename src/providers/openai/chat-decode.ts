@@ -3,7 +3,12 @@ import { parseToolInput } from "../assembled-message.js";
 import { ProviderError } from "../provider-error.js";
 import type { StopReason, StreamPart, Usage } from "../stream-part.js";
 import { BlockNumbers } from "./block-numbers.js";
-import { OPENAI_FLAVOURS, type OpenAIFlavourName, type ReasoningField } from "./flavours.js";
+import {
+  OPENAI_FLAVOURS,
+  type OpenAIFlavourName,
+  type ReasoningField,
+  reasoningReadOrder,
+} from "./flavours.js";
 
 const count = z.number().nullish();
 
@@ -99,7 +104,7 @@ export class ChatStreamDecoder {
 
   /** `provider` names the provider in error messages. */
   constructor(flavourName: OpenAIFlavourName = "openai", provider = "openai-chat") {
-    this.#reasoningFields = OPENAI_FLAVOURS[flavourName].reasoningFields;
+    this.#reasoningFields = reasoningReadOrder(OPENAI_FLAVOURS[flavourName]);
     this.#provider = provider;
   }
 

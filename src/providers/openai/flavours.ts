@@ -15,8 +15,11 @@ export interface OpenAIFlavour {
   /** The environment variable read when no `apiKey` option is given. */
   readonly apiKeyEnv: string;
   /**
-   * The delta fields that carry reasoning text, in order of preference: the first one that holds
-   * text in a delta is used, so a server that sends both spellings is not read twice.
+   * The delta fields this server carries reasoning text in, in order of preference. Every flavour
+   * reads both spellings (`reasoningReadOrder`), these first: the first field that holds text in
+   * a delta is used, so a server that sends both spellings is not read twice, and reasoning is
+   * never dropped because a server (DeepSeek on Azure, Alibaba, Cerebras, xAI) was reached
+   * through another flavour.
    */
   readonly reasoningFields: readonly ReasoningField[];
   /** Whether the server accepts `stream_options: {include_usage: true}` (others send usage anyway). */
@@ -30,6 +33,20 @@ export interface OpenAIFlavour {
    * wants it for multi-step tool use; DeepSeek refuses it, so it is false there).
    */
   readonly echoReasoning: boolean;
+}
+
+/** Every delta field that carries reasoning text on some Chat Completions server. */
+export const REASONING_FIELDS: readonly ReasoningField[] = ["reasoning_content", "reasoning"];
+
+/**
+ * The order in which a flavour's decoder looks for reasoning in a delta: its own fields, then
+ * every other known spelling, so that no flavour drops reasoning a server sends.
+ */
+export function reasoningReadOrder(flavour: OpenAIFlavour): readonly ReasoningField[] {
+  return [
+    ...flavour.reasoningFields,
+    ...REASONING_FIELDS.filter((field) => !flavour.reasoningFields.includes(field)),
+  ];
 }
 
 /** The names of the known Chat Completions flavours. */

@@ -7,7 +7,9 @@ export {
   OPENAI_FLAVOURS,
   type OpenAIFlavour,
   type OpenAIFlavourName,
+  REASONING_FIELDS,
   type ReasoningField,
+  reasoningReadOrder,
   resolveApiKey,
   resolveBaseURL,
 } from "./flavours.js";

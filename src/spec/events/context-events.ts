@@ -300,4 +300,17 @@ export const compiledContextData = z.strictObject({
   bundle: artifactRef.optional(),
   /** The newest user turn could not fit with everything else: the request is over budget. */
   over_budget: z.boolean().optional(),
+  /**
+   * The call continued the provider's conversation (OpenAI Responses `previous_response_id`)
+   * instead of sending the whole context: the id, how many messages were sent after it, and the
+   * sha256 of the request actually sent (replay sends the same one). `digest` above stays the
+   * whole context's, which is what is sent again if the provider no longer knows the id.
+   */
+  cursor: z
+    .strictObject({
+      previous_response_id: z.string().min(1).max(500),
+      messages: z.number().int().positive(),
+      digest: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .optional(),
 });
