@@ -54,6 +54,18 @@ describe("a provider misconfiguration through the CLI", { timeout: 60_000 }, () 
       ],
     },
     {
+      name: "a local server's base URL without /v1",
+      env: {
+        SPOOL_PROVIDER: "ollama",
+        OPENAI_BASE_URL: "http://localhost:11434",
+        SPOOL_MODEL: "m",
+      },
+      says: [
+        'The base URL from OPENAI_BASE_URL has no path: "http://localhost:11434" (did you mean "http://localhost:11434/v1"?)',
+        "ollama serves the OpenAI API under /v1",
+      ],
+    },
+    {
       name: "a provider with no model",
       env: { SPOOL_PROVIDER: "vllm" },
       says: [

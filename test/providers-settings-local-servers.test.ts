@@ -149,6 +149,24 @@ describe("misconfiguration names the setting, what it accepts and the nearest va
     }
   });
 
+  it("a local server's base URL without /v1, where every one of them answers 404", () => {
+    for (const provider of ["ollama", "vllm", "llamacpp"]) {
+      const err = failure({
+        SPOOL_PROVIDER: provider,
+        SPOOL_MODEL: "m",
+        OPENAI_BASE_URL: "http://localhost:11434/",
+      });
+      expect(err.code).toBe("provider.bad-base-url");
+      expect(err.message).toContain(
+        'The base URL from OPENAI_BASE_URL has no path: "http://localhost:11434/" (did you mean "http://localhost:11434/v1"?)',
+      );
+    }
+    // Hosted and unknown servers may well serve at the root (DeepSeek does).
+    expect(resolve({ OPENAI_BASE_URL: "http://localhost:9999", SPOOL_MODEL: "m" }).baseURL).toBe(
+      "http://localhost:9999",
+    );
+  });
+
   it("a provider without a model says where to find one", () => {
     const err = failure({ SPOOL_PROVIDER: "ollama" });
     expect(err.code).toBe("provider.no-model");

@@ -11,6 +11,7 @@ import {
 } from "./provider-table.js";
 import {
   checkBaseURL,
+  checkServerPath,
   noKeyError,
   noModelError,
   type Shown,
@@ -108,8 +109,10 @@ export function resolveProviderSettings(
       [env.SPOOL_BASE_URL, "SPOOL_BASE_URL"],
       [defaults.baseURLEnv ? env[defaults.baseURLEnv] : undefined, defaults.baseURLEnv ?? ""],
     ) ?? sourced(defaults.defaultBaseURL, `the ${chosen.name} default`);
-  if (baseURL) checkBaseURL(baseURL, shown);
-  else if (chosen.name === "compatible") {
+  if (baseURL) {
+    checkBaseURL(baseURL, shown);
+    checkServerPath(chosen.name, baseURL, shown);
+  } else if (chosen.name === "compatible") {
     throw new ConfigError("provider.no-base-url", "Provider compatible needs a base URL", {
       hint: "Set OPENAI_BASE_URL (or SPOOL_BASE_URL) to the server's OpenAI-compatible endpoint, e.g. http://localhost:8000/v1, or pass the `baseURL` option",
       details: { provider: chosen.name, setting: "OPENAI_BASE_URL" },

@@ -182,6 +182,28 @@ export function checkBaseURL(baseURL: SourcedValue, shown: Shown): void {
   );
 }
 
+/** Local servers that serve the OpenAI API under `/v1` only (the root answers 404). */
+const UNDER_V1: readonly ProviderName[] = ["ollama", "vllm", "llamacpp"];
+
+/**
+ * `provider.bad-base-url` when a local server's base URL (already known to be http(s)) has no
+ * path: Ollama, vLLM and llama-server answer `/chat/completions` with a 404, under `/v1` only.
+ */
+export function checkServerPath(name: ProviderName, baseURL: SourcedValue, shown: Shown): void {
+  if (!UNDER_V1.includes(name)) return;
+  const path = new URL(baseURL.value).pathname;
+  if (path !== "/" && path !== "") return;
+  const meant = `${baseURL.value.trim().replace(/\/+$/, "")}/v1`;
+  throw new ConfigError(
+    "provider.bad-base-url",
+    `The base URL from ${baseURL.source} has no path: "${shown(baseURL.value)}" (did you mean "${shown(meant)}"?)`,
+    {
+      hint: `${name} serves the OpenAI API under /v1: set ${baseURL.source} to ${shown(meant)}`,
+      details: { source: baseURL.source, nearest: shown(meant) },
+    },
+  );
+}
+
 /** The http(s) URL a malformed base URL most likely meant, if there is a plausible one. */
 function suggestURL(value: string): string | undefined {
   const text = value.trim();
