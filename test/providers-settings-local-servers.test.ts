@@ -135,6 +135,8 @@ describe("misconfiguration names the setting, what it accepts and the nearest va
     const cases: [string, string, string][] = [
       ["localhost:11434/v1", "has no scheme", "http://localhost:11434/v1"],
       ["api.example.com/v1", "has no scheme", "https://api.example.com/v1"],
+      ["gpu-box:11434/v1", "has no scheme", "http://gpu-box:11434/v1"],
+      ["192.168.1.20:8000/v1", "has no scheme", "http://192.168.1.20:8000/v1"],
       ["htp://127.0.0.1:8000/v1", "uses htp", "http://127.0.0.1:8000/v1"],
       ["htps://api.example.com/v1", "uses htps", "https://api.example.com/v1"],
       ["ftp://files.example/v1", "uses ftp", "https://files.example/v1"],
@@ -147,6 +149,8 @@ describe("misconfiguration names the setting, what it accepts and the nearest va
       );
       expect(err.message).toContain(`(did you mean "${meant}"?)`);
     }
+    const nothing = failure({ SPOOL_PROVIDER: "vllm", SPOOL_MODEL: "m", OPENAI_BASE_URL: "/v1" });
+    expect(nothing.message).not.toContain("did you mean");
   });
 
   it("a local server's base URL without /v1, where every one of them answers 404", () => {

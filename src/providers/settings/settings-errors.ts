@@ -1,4 +1,5 @@
 import { ConfigError, editDistance, nearestName } from "../../spec/index.js";
+import { displayURL } from "./describe-settings.js";
 import {
   PROVIDER_ALIASES,
   PROVIDER_DEFAULTS,
@@ -122,7 +123,9 @@ export function noModelError(
   baseURL: string | undefined,
   shown: Shown,
 ): ConfigError {
-  const list = baseURL ? `; \`curl ${shown(trimSlash(baseURL))}/models\` lists them` : "";
+  const list = baseURL
+    ? `; \`curl ${shown(displayURL(trimSlash(baseURL)))}/models\` lists them`
+    : "";
   const advice = MODEL_ADVICE[name] ?? "a model id the server serves";
   return new ConfigError(
     "provider.no-model",
@@ -208,10 +211,17 @@ export function checkServerPath(name: ProviderName, baseURL: SourcedValue, shown
 function suggestURL(value: string): string | undefined {
   const text = value.trim();
   const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.+)$/i.exec(text);
-  const rest = scheme ? scheme[2]! : text.replace(/^\/+/, "");
-  if (!/^[\w.-]+|\[[\d:a-f]+\]/i.test(rest)) return undefined;
+  const rest = scheme ? scheme[2]! : text;
+  // A host: localhost, an IPv6 literal, a dotted name or address, or a bare name with a port.
+  const host =
+    /^(?:localhost|\[[\d:a-f]+\]|[\w-]+(?:\.[\w-]+)+|[\w-]+(?=:\d))(?::\d+)?(?:[/?#]|$)/i;
+  if (!host.test(rest)) return undefined;
   const wanted = scheme?.[1]?.toLowerCase() ?? "";
-  const local = /^(localhost|127\.|0\.0\.0\.0|\[::1\]|host\.docker\.internal)/i.test(rest);
+  // Loopback, private addresses and single-label names are on the user's network: plain http.
+  const local =
+    /^(?:localhost|127\.|0\.0\.0\.0|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|\[::1\]|host\.docker\.internal|[\w-]+(?=[:/]|$))/i.test(
+      rest,
+    );
   // A misspelt http(s) keeps its meaning; anything else (none, ftp, ws) by where the host is.
   const typed = editDistance(wanted, "http") <= 1 ? nearestName(wanted, ["https", "http"]) : "";
   const candidate = `${typed || (local ? "http" : "https")}://${rest}`;
