@@ -48,10 +48,18 @@ function waits() {
 
 type Make = (baseURL: string, transport: TransportOptions) => { provider: Provider; model: string };
 
-const PROVIDERS: Array<{ name: string; make: Make; path: string; tooMany: string }> = [
+const PROVIDERS: Array<{
+  name: string;
+  make: Make;
+  path: string;
+  /** Where the `curl` of a connection failure points, below the server's origin. */
+  check: string;
+  tooMany: string;
+}> = [
   {
     name: "Anthropic",
     path: "",
+    check: "/v1/models",
     make: (baseURL, transport) => ({
       provider: createAnthropicProvider({
         apiKey: "sk-ant-test-key-0123456789",
@@ -65,6 +73,7 @@ const PROVIDERS: Array<{ name: string; make: Make; path: string; tooMany: string
   {
     name: "an OpenAI-compatible server (Ollama)",
     path: "/v1",
+    check: "/v1/models",
     make: (baseURL, transport) => ({
       provider: createOpenAIChatProvider({ flavour: "ollama", baseURL, transport, env: {} }),
       model: "gpt-4o",
@@ -114,7 +123,7 @@ function expectOnePolicy(events: SpoolEvent[], all: number[], code: string) {
 }
 
 describe("one retry policy for model calls", () => {
-  for (const { name, make, path, tooMany } of PROVIDERS) {
+  for (const { name, make, path, check, tooMany } of PROVIDERS) {
     it(`a server answering 429 every time costs ${MODEL_RETRY.maxAttempts} requests on ${name}, waits per the one formula`, async () => {
       server.respond({
         status: 429,
@@ -135,6 +144,24 @@ describe("one retry policy for model calls", () => {
       const { result, events } = await runTurn(provider, model, sleep);
       expect(result.status).toBe("failed");
       expectOnePolicy(events, all, "provider.connection");
+    });
+
+    it(`a refused connection on ${name} names the base URL and how to check it, in every retry and the failure`, async () => {
+      const { sleep, transport } = waits();
+      const { provider, model } = make(`${refusedURL}${path}`, transport);
+      const { events } = await runTurn(provider, model, sleep);
+      const expected = `could not connect to ${refusedURL}${path} (connection refused): is the server running, and is that its address and port? Check with \`curl ${refusedURL}${check}\``;
+      const retried = ofType(events, "provider.retrying").map(
+        (event) => (event.data as EventData<"provider.retrying">).error.message,
+      );
+      expect(retried).toHaveLength(MODEL_RETRY.maxAttempts - 1);
+      for (const message of retried) expect(message).toContain(expected);
+      const failed = ofType(events, "message.failed").map(
+        (event) => (event.data as EventData<"message.failed">).error.message,
+      );
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toContain(expected);
+      expect(failed[0]).toMatch(/^(anthropic|ollama): could not connect to /);
     });
   }
 });

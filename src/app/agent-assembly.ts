@@ -20,6 +20,7 @@ import type { Provider } from "../providers/index.js";
 import {
   createProvider,
   createScriptedProvider,
+  isProviderConfigured,
   isProviderName,
   loadScript,
   type ProviderName,
@@ -74,7 +75,7 @@ export interface AssembledAgent {
   /** `anthropic`, `openai`, `scripted`, … */
   providerName: string;
   model: string;
-  /** True when no provider key was set and the built-in demo runs on the scripted provider. */
+  /** True when nothing configured a provider and the built-in demo runs on the scripted provider. */
   demo: boolean;
   /** Why the demo runs (the one line to show), when it does. */
   demoReason?: string;
@@ -87,8 +88,10 @@ export interface AssembledAgent {
  * Puts an agent together from the item spaces and the environment: the directive (and agent
  * manifest), the provider and the concrete model of the directive's tier, the built-in tools the
  * directive permits and the manifest enables, the kv relic, the project's workflows, and the
- * directives `agent` actions may run. Without a provider key it runs the built-in demo agent on
- * the scripted provider instead, and says so in `demoReason`.
+ * directives `agent` actions may run. When no provider variable is set at all
+ * (`isProviderConfigured` is false) it runs the built-in demo agent on the scripted provider
+ * instead, and says so in `demoReason`; a configuration that is set but does not resolve (an
+ * unknown provider, a bad base URL, a provider without a model) throws its `ConfigError`.
  */
 export function assembleAgent(options: AssembleOptions): AssembledAgent {
   const space = createItemSpace({
@@ -106,8 +109,11 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     try {
       settings = resolveProviderSettings({}, options.env);
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      demoReason = `${firstSentence(error.message)}: running Spool's built-in demo agent on the scripted provider. Set ANTHROPIC_API_KEY or OPENAI_API_KEY (OPENAI_BASE_URL for Ollama, vLLM or llama.cpp) to talk to a model.`;
+      // Only the complete absence of configuration runs the demo: a typo must not.
+      if (!(error instanceof ConfigError) || isProviderConfigured(options.env)) {
+        throw error;
+      }
+      demoReason = `${firstSentence(error.message)}: running Spool's built-in demo agent on the scripted provider. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or OPENAI_BASE_URL alone for a local server (Ollama, vLLM, llama.cpp, LM Studio), to talk to a model.`;
       if (manifestName === undefined && directiveName === undefined) manifestName = "demo";
     }
   }

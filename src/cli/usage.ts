@@ -1,3 +1,4 @@
+import { nearestName } from "../spec/index.js";
 import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";
@@ -289,27 +290,5 @@ export const COMMAND_NAMES = Object.keys(USAGE).filter((name) => name !== "");
 
 /** The closest command name to `input`, if one is close enough to be a likely typo. */
 export function suggestCommand(input: string, candidates: readonly string[]): string | undefined {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of candidates) {
-    const distance = editDistance(input, name);
-    if (distance <= (name.length <= 3 ? 1 : 2) && (!best || distance < best.distance))
-      best = { name, distance };
-  }
-  return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return nearestName(input, candidates, false);
 }

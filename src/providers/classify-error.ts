@@ -1,5 +1,6 @@
 import { ProviderError, type ProviderErrorCode, type ProviderErrorInfo } from "./provider-error.js";
 import { redactKeys } from "./redact-keys.js";
+import { displayURL } from "./settings/index.js";
 
 /** What `classifyProviderError` may use besides the error itself. */
 export interface ClassifyContext {
@@ -9,6 +10,10 @@ export interface ClassifyContext {
   secrets?: readonly string[];
   /** The call's signal: an abort is `provider.cancelled` whatever the error says. */
   signal?: AbortSignal;
+  /** Where the request went: a connection failure names it (with any password hidden). */
+  baseURL?: string;
+  /** A URL that answers a plain GET when the server is up (`…/v1/models`), for the user to try. */
+  checkURL?: string;
 }
 
 /**
@@ -53,8 +58,64 @@ export function classifyProviderError(error: unknown, context: ClassifyContext):
   info.code = code;
   info.retryable = isRetryableCode(code);
   const where = status !== undefined ? `${context.provider} answered ${status}` : context.provider;
-  info.message = `${where}: ${oneLine(text)}${advice ? `. ${advice}` : ""}`;
+  info.message =
+    code === "provider.connection" && context.baseURL
+      ? connectionMessage(error, context.provider, context.baseURL, context.checkURL)
+      : `${where}: ${oneLine(text)}${advice ? `. ${advice}` : ""}`;
   return scrub(info, context);
+}
+
+/** What a failure to reach a server was, from the system code along the error's cause chain. */
+const CONNECT_FAILURES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "the connection was reset",
+  ETIMEDOUT: "the connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  UND_ERR_SOCKET: "the connection was closed",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "the host name could not be resolved now",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  EPROTO: "a TLS error (is it http, not https?)",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed",
+};
+
+/**
+ * The one message of a connection failure, whichever provider: the base URL, what happened, and
+ * how to check the server (`ollama: could not connect to http://127.0.0.1:11434/v1 (connection
+ * refused): is the server running? Check with \`curl http://127.0.0.1:11434/v1/models\``).
+ */
+export function connectionMessage(
+  error: unknown,
+  provider: string,
+  baseURL: string,
+  checkURL?: string,
+): string {
+  const url = displayURL(baseURL);
+  const check = checkURL ? ` Check with \`curl ${displayURL(checkURL)}\`` : "";
+  const reason = connectFailure(error);
+  const what = reason ? ` (${reason})` : "";
+  const refused = reason === "connection refused" || reason === undefined;
+  const question = refused
+    ? "is the server running, and is that its address and port?"
+    : "is the address right and the server reachable from here?";
+  return `${provider}: could not connect to ${url}${what}: ${question}${check}`;
+}
+
+/** The first known system failure along the cause chain, or fetch's own words for a bad port. */
+function connectFailure(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === "object"; depth++) {
+    const record = asRecord(current);
+    if (typeof record.code === "string" && Object.hasOwn(CONNECT_FAILURES, record.code)) {
+      return CONNECT_FAILURES[record.code];
+    }
+    if (record.message === "bad port") return "fetch refuses to use that port";
+    const inner = Array.isArray(record.errors) ? record.errors[0] : undefined;
+    current = record.cause ?? inner;
+  }
+  return undefined;
 }
 
 const RETRYABLE = new Set<ProviderErrorCode>([

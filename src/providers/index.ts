@@ -10,7 +10,12 @@ export {
   parseToolInput,
   type ToolCallBlock,
 } from "./assembled-message.js";
-export { type ClassifyContext, classifyProviderError, retryAfter } from "./classify-error.js";
+export {
+  type ClassifyContext,
+  classifyProviderError,
+  connectionMessage,
+  retryAfter,
+} from "./classify-error.js";
 export { type CreateProviderOptions, createProvider } from "./create-provider.js";
 export {
   type ContentBlockData,

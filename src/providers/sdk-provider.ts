@@ -29,6 +29,10 @@ export interface SdkAdapter<E> {
   decode(events: AsyncIterable<E>): AsyncIterable<StreamPart>;
   /** Provider-specific error reading, tried before the shared classification. */
   classify?(error: unknown): ProviderErrorInfo | undefined;
+  /** The base URL the SDK sends to: a connection failure names it (`connectionMessage`). */
+  readonly baseURL?: string;
+  /** A URL that answers a plain GET when the server is up, offered as a `curl` to try. */
+  readonly checkURL?: string;
 }
 
 /**
@@ -82,9 +86,14 @@ async function* runStream<E>(
   const maxAttempts = Math.max(1, options.maxAttempts ?? MODEL_RETRY.maxAttempts);
   const policy = { maxAttempts, backoff: options.backoff ?? MODEL_RETRY.backoff };
   const idleMs = options.idleTimeoutMs ?? 120_000;
+  const context = {
+    provider: adapter.name,
+    ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(adapter.baseURL ? { baseURL: adapter.baseURL } : {}),
+    ...(adapter.checkURL ? { checkURL: adapter.checkURL } : {}),
+  };
   const classify = (error: unknown, signal: AbortSignal): ProviderErrorInfo =>
-    adapter.classify?.(error) ??
-    classifyProviderError(error, { provider: adapter.name, secrets: options.secrets, signal });
+    adapter.classify?.(error) ?? classifyProviderError(error, { ...context, signal });
 
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();

@@ -47,4 +47,5 @@ export {
 } from "./events/define-event.js";
 export { STOP_REASONS } from "./events/message-events.js";
 export { canonicalEvent, chainHash } from "./hash-chain.js";
+export { editDistance, nearestName } from "./nearest-name.js";
 export { seededRandom } from "./seeded-random.js";

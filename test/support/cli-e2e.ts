@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { openEventStore } from "../../src/log/index.js";
+import { PROVIDER_VARIABLES } from "../../src/providers/index.js";
 import { type EventOf, type EventType, isEvent, type SpoolEvent } from "../../src/spec/index.js";
 import { screenOf } from "./chat-fakes.js";
 
@@ -21,8 +22,12 @@ const TSX = pathToFileURL(createRequire(join(root, "package.json")).resolve("tsx
 /** util-linux `script` gives a command a real pseudo-terminal: `script -qfec "cmd" /dev/null`. */
 export const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
 
-/** Variables that would pick a provider, or change where the log lives or how it is shown. */
+/**
+ * Variables that would pick a provider, or change where the log lives or how it is shown. Every
+ * provider variable is cleared: any one set makes a provider-less run a configuration error.
+ */
 const CLEARED = [
+  ...PROVIDER_VARIABLES,
   "ANTHROPIC_API_KEY",
   "OPENAI_API_KEY",
   "OPENAI_BASE_URL",

@@ -55,6 +55,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const adapter: SdkAdapter<RawMessageStreamEvent> = {
     name,
     format: "anthropic",
+    baseURL: client.baseURL,
+    checkURL: `${client.baseURL.replace(/\/+$/, "")}/v1/models`,
     async open(request, signal) {
       const params = toAnthropicParams(request, defaults);
       // Resolves once the response headers arrived; the body is read as the events are.

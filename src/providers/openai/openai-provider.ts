@@ -54,6 +54,8 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions = {}
     {
       name,
       format: "openai-chat",
+      baseURL: client.baseURL,
+      checkURL: `${client.baseURL.replace(/\/+$/, "")}/models`,
       async open(request, signal) {
         return client.chat.completions.create(toChatRequest(request, flavour), {
           signal,
@@ -80,6 +82,8 @@ export function createOpenAIResponsesProvider(options: OpenAIProviderOptions = {
     {
       name,
       format: "openai-responses",
+      baseURL: client.baseURL,
+      checkURL: `${client.baseURL.replace(/\/+$/, "")}/models`,
       async open(request, signal) {
         return client.responses.create(toResponsesRequest(request), { signal });
       },

@@ -15,8 +15,15 @@ export {
 export {
   isProviderName,
   KEY_INFERENCE_ORDER,
+  PROVIDER_ALIASES,
   PROVIDER_DEFAULTS,
   PROVIDER_NAMES,
   type ProviderDefaults,
   type ProviderName,
 } from "./provider-table.js";
+export {
+  isProviderConfigured,
+  misspelledVariables,
+  PROVIDER_VARIABLES,
+  providerVariablesSet,
+} from "./settings-errors.js";

@@ -7,9 +7,17 @@ import {
   isProviderName,
   KEY_INFERENCE_ORDER,
   PROVIDER_DEFAULTS,
-  PROVIDER_NAMES,
   type ProviderName,
 } from "./provider-table.js";
+import {
+  checkBaseURL,
+  checkServerPath,
+  noKeyError,
+  noModelError,
+  type Shown,
+  unknownProviderError,
+  unspecifiedProviderError,
+} from "./settings-errors.js";
 
 /** What the caller says explicitly (command-line flags, configuration); each wins over the environment. */
 export interface ProviderSettingsInput {
@@ -63,14 +71,17 @@ type Sourced = { value: string; source: string } | undefined;
  *
  * - provider: the `provider` option, `SPOOL_PROVIDER`, a `<provider>/` prefix of the model id
  *   (`groq/llama-3.3-70b-versatile`), the model's maker in the catalogue (`claude-*` → anthropic,
- *   `gpt-*`/`o*` → openai; not for open-weight models, which many hosts serve), then the first key
- *   present of `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GROQ_API_KEY`, … (only when the model is
- *   unknown or absent). Never `scripted` unless named.
+ *   `gpt-*`/`o*` → openai; not for open-weight models, which many hosts serve), then
+ *   `OPENAI_BASE_URL` without `OPENAI_API_KEY` (a keyless local server: `compatible`), then the
+ *   first key present of `ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GROQ_API_KEY`, …, then
+ *   `SPOOL_BASE_URL` (or the `baseURL` option) alone (`compatible`). Never `scripted` unless named.
+ *   An unknown name is `provider.unknown`, with the nearest valid one.
  * - model: the `model` option, `SPOOL_MODEL`, the provider's default.
  * - key: the `apiKey` option, `SPOOL_API_KEY`, the provider's own variable; required except for
  *   local servers, `compatible` and `scripted` (`provider.no-key`).
- * - base URL: the `baseURL` option, `SPOOL_BASE_URL`, `ANTHROPIC_BASE_URL`/`OPENAI_BASE_URL` for
- *   those providers, the provider's default; must be http(s) (`provider.bad-base-url`).
+ * - base URL: the `baseURL` option, `SPOOL_BASE_URL`, the provider's own variable
+ *   (`ANTHROPIC_BASE_URL`; `OPENAI_BASE_URL` for OpenAI, the local servers and `compatible`), the
+ *   provider's default; must be http(s) (`provider.bad-base-url`, with the URL likely meant).
  * - format: the `format` option, else the provider's; `openai` uses the Responses API for models
  *   only it serves (`gpt-5-pro`, `o3-pro`, codex models).
  */
@@ -92,13 +103,24 @@ export function resolveProviderSettings(
   const chosen = chooseProvider(input, env, givenModel, catalogue, shown);
   const defaults = PROVIDER_DEFAULTS[chosen.name];
 
-  const model = chosen.model ?? sourced(defaults.defaultModel, `the ${chosen.name} default`);
-  if (!model) {
-    throw new ConfigError("provider.no-model", `No model named for provider ${chosen.name}`, {
-      hint: "Set SPOOL_MODEL or pass the `model` option (the id the server serves, e.g. llama3.3 for Ollama)",
-      details: { provider: chosen.name },
+  const baseURL =
+    first(
+      [input.baseURL, "the `baseURL` option"],
+      [env.SPOOL_BASE_URL, "SPOOL_BASE_URL"],
+      [defaults.baseURLEnv ? env[defaults.baseURLEnv] : undefined, defaults.baseURLEnv ?? ""],
+    ) ?? sourced(defaults.defaultBaseURL, `the ${chosen.name} default`);
+  if (baseURL) {
+    checkBaseURL(baseURL, shown);
+    checkServerPath(chosen.name, baseURL, shown);
+  } else if (chosen.name === "compatible") {
+    throw new ConfigError("provider.no-base-url", "Provider compatible needs a base URL", {
+      hint: "Set OPENAI_BASE_URL (or SPOOL_BASE_URL) to the server's OpenAI-compatible endpoint, e.g. http://localhost:8000/v1, or pass the `baseURL` option",
+      details: { provider: chosen.name, setting: "OPENAI_BASE_URL" },
     });
   }
+
+  const model = chosen.model ?? sourced(defaults.defaultModel, `the ${chosen.name} default`);
+  if (!model) throw noModelError(chosen.name, chosen.source, baseURL?.value, shown);
 
   const format = chooseFormat(input.format, chosen.name, model.value, catalogue, shown);
 
@@ -107,27 +129,7 @@ export function resolveProviderSettings(
     [env.SPOOL_API_KEY, "SPOOL_API_KEY"],
     [defaults.keyEnv ? env[defaults.keyEnv] : undefined, defaults.keyEnv ?? ""],
   );
-  if (!key && defaults.keyRequired) {
-    const variable = defaults.keyEnv ?? "SPOOL_API_KEY";
-    throw new ConfigError("provider.no-key", `No API key for provider ${chosen.name}`, {
-      hint: `Set ${variable} (or SPOOL_API_KEY), or pass the \`apiKey\` option`,
-      details: { provider: chosen.name, variables: [variable, "SPOOL_API_KEY"] },
-    });
-  }
-
-  const baseURL =
-    first(
-      [input.baseURL, "the `baseURL` option"],
-      [env.SPOOL_BASE_URL, "SPOOL_BASE_URL"],
-      [defaults.baseURLEnv ? env[defaults.baseURLEnv] : undefined, defaults.baseURLEnv ?? ""],
-    ) ?? sourced(defaults.defaultBaseURL, `the ${chosen.name} default`);
-  if (baseURL) checkBaseURL(baseURL, shown);
-  else if (chosen.name === "compatible") {
-    throw new ConfigError("provider.no-base-url", "Provider compatible needs a base URL", {
-      hint: "Set SPOOL_BASE_URL to the server's OpenAI-compatible endpoint (e.g. http://localhost:8000/v1) or pass the `baseURL` option",
-      details: { provider: chosen.name },
-    });
-  }
+  if (!key && defaults.keyRequired) throw noKeyError(chosen.name, env);
 
   const flavour = clean(input.flavour) ?? defaults.flavour;
   return makeSettings(
@@ -153,7 +155,7 @@ function chooseProvider(
   env: SettingsEnv,
   model: Sourced,
   catalogue: ModelCatalogue,
-  shown: (text: string) => string,
+  shown: Shown,
 ): { name: ProviderName; source: string; model: Sourced } {
   const named = first(
     [input.provider, "the `provider` option"],
@@ -161,19 +163,11 @@ function chooseProvider(
   );
   if (named) {
     const name = named.value.toLowerCase();
-    if (!isProviderName(name)) {
-      throw new ConfigError(
-        "provider.unknown",
-        `Unknown provider "${shown(named.value)}" (from ${named.source})`,
-        {
-          hint: `Use one of: ${PROVIDER_NAMES.join(", ")}`,
-          details: { source: named.source, accepted: [...PROVIDER_NAMES] },
-        },
-      );
-    }
+    if (!isProviderName(name)) throw unknownProviderError(named, shown);
     return { name, source: named.source, model };
   }
 
+  const info = model ? catalogue.lookup(model.value) : undefined;
   if (model) {
     const slash = model.value.indexOf("/");
     const prefix = slash > 0 ? model.value.slice(0, slash).toLowerCase() : "";
@@ -181,7 +175,6 @@ function chooseProvider(
       const rest = { value: model.value.slice(slash + 1), source: model.source };
       return { name: prefix, source: `the prefix of ${model.source}`, model: rest };
     }
-    const info = catalogue.lookup(model.value);
     if (info && !info.openWeights && isProviderName(info.provider)) {
       return { name: info.provider, source: `the maker of model ${info.id}`, model };
     }
@@ -191,26 +184,41 @@ function chooseProvider(
     if (!info && /^(?:gpt-|chatgpt-|o\d)/i.test(model.value)) {
       return { name: "openai", source: "the model id's OpenAI prefix", model };
     }
-    if (info) {
-      throw new ConfigError(
-        "provider.unspecified",
-        `Model ${shown(model.value)} is served by several providers and none was named`,
-        {
-          hint: "Set SPOOL_PROVIDER (groq, openrouter, ollama, vllm, llamacpp, or compatible with SPOOL_BASE_URL) or pass the `provider` option",
-          details: { model: info.id },
-        },
-      );
-    }
+  }
+  if (keylessServer(env)) {
+    return { name: "compatible", source: "OPENAI_BASE_URL without OPENAI_API_KEY", model };
+  }
+  if (model && info) {
+    throw new ConfigError(
+      "provider.unspecified",
+      `Model ${shown(model.value)} is served by several providers and none was named`,
+      {
+        hint: "Set SPOOL_PROVIDER (groq, openrouter, ollama, vllm, llamacpp, or compatible with OPENAI_BASE_URL) or pass the `provider` option; or set OPENAI_BASE_URL alone for a local server",
+        details: { model: info.id },
+      },
+    );
   }
 
   for (const name of KEY_INFERENCE_ORDER) {
     const variable = PROVIDER_DEFAULTS[name].keyEnv;
     if (variable && clean(env[variable])) return { name, source: `${variable} being set`, model };
   }
-  throw new ConfigError("provider.unspecified", "No model provider is configured", {
-    hint: "Set SPOOL_PROVIDER (anthropic, openai, ollama, …) with its key, e.g. ANTHROPIC_API_KEY, or pass the `provider` option; for a demo without a key, SPOOL_PROVIDER=scripted",
-    details: { accepted: [...PROVIDER_NAMES] },
-  });
+  const base = first(
+    [input.baseURL, "the `baseURL` option"],
+    [env.SPOOL_BASE_URL, "SPOOL_BASE_URL"],
+  );
+  if (base) return { name: "compatible", source: `${base.source} with no provider key`, model };
+  throw unspecifiedProviderError(env, model, shown);
+}
+
+/**
+ * Whether the environment describes a keyless OpenAI-compatible server: `OPENAI_BASE_URL` set
+ * and `OPENAI_API_KEY` not (OpenAI itself needs a key, so the URL is someone else's).
+ */
+function keylessServer(env: SettingsEnv): boolean {
+  const url = clean(env.OPENAI_BASE_URL);
+  if (url === undefined || clean(env.OPENAI_API_KEY) !== undefined) return false;
+  return !/^https?:\/\/api\.openai\.com(?:[/:]|$)/i.test(url);
 }
 
 function chooseFormat(
@@ -218,7 +226,7 @@ function chooseFormat(
   name: ProviderName,
   model: string,
   catalogue: ModelCatalogue,
-  shown: (text: string) => string,
+  shown: Shown,
 ): ProviderFormat {
   const given = clean(format);
   if (given !== undefined) {
@@ -232,25 +240,6 @@ function chooseFormat(
     return "openai-responses";
   }
   return PROVIDER_DEFAULTS[name].format;
-}
-
-function checkBaseURL(baseURL: { value: string; source: string }, shown: (t: string) => string) {
-  let protocol = "";
-  try {
-    protocol = new URL(baseURL.value).protocol;
-  } catch {
-    // Reported below.
-  }
-  if (protocol === "http:" || protocol === "https:") return;
-  const problem = protocol ? `uses ${protocol.slice(0, -1)}, not http(s)` : "is not a URL";
-  throw new ConfigError(
-    "provider.bad-base-url",
-    `The base URL from ${baseURL.source} ${problem}: "${shown(baseURL.value)}"`,
-    {
-      hint: `Set ${baseURL.source} to the server's address, e.g. https://api.openai.com/v1 or http://localhost:11434/v1`,
-      details: { source: baseURL.source },
-    },
-  );
 }
 
 function makeSettings(

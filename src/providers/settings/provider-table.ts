@@ -30,7 +30,11 @@ export interface ProviderDefaults {
   keyEnv?: string;
   /** Whether a call without a key is refused before it is made. */
   keyRequired: boolean;
-  /** The provider's own base-URL variable (`SPOOL_BASE_URL` overrides every one). */
+  /**
+   * The provider's own base-URL variable (`SPOOL_BASE_URL` overrides every one): Anthropic's,
+   * OpenAI's, and `OPENAI_BASE_URL` for the local servers and `compatible` too, which is where the
+   * guides of Ollama, vLLM, llama.cpp and LM Studio tell OpenAI clients to look.
+   */
   baseURLEnv?: string;
   /** Where it listens; absent for `compatible` (a base URL must be given) and `scripted`. */
   defaultBaseURL?: string;
@@ -40,7 +44,8 @@ export interface ProviderDefaults {
 
 /**
  * Defaults per provider. Local servers (Ollama, vLLM, llama.cpp) need no key; a provider's key
- * variable is read only for that provider, so a key is never sent to another host.
+ * variable is read only for that provider, so a key is never sent to another host. Hosted
+ * OpenAI-compatible providers (Groq, …) ignore `OPENAI_BASE_URL`, so their key never goes there.
  */
 export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>> = {
   anthropic: {
@@ -82,7 +87,9 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>>
   compatible: {
     format: "openai-chat",
     flavour: "compatible",
+    keyEnv: "OPENAI_COMPATIBLE_API_KEY",
     keyRequired: false,
+    baseURLEnv: "OPENAI_BASE_URL",
   },
   scripted: {
     format: "scripted",
@@ -102,6 +109,23 @@ export const KEY_INFERENCE_ORDER: readonly ProviderName[] = [
   "openrouter",
 ];
 
+/**
+ * Names people give servers that are not provider names, and the provider to use instead (with
+ * what else to set): `SPOOL_PROVIDER=lmstudio` is answered "use compatible …", not just refused.
+ */
+export const PROVIDER_ALIASES: Readonly<Record<string, string>> = {
+  claude: "anthropic",
+  chatgpt: "openai",
+  gpt: "openai",
+  "llama.cpp": "llamacpp",
+  "llama-cpp": "llamacpp",
+  "llama-server": "llamacpp",
+  lmstudio: "compatible (with OPENAI_BASE_URL=http://localhost:1234/v1)",
+  "lm-studio": "compatible (with OPENAI_BASE_URL=http://localhost:1234/v1)",
+  "lm studio": "compatible (with OPENAI_BASE_URL=http://localhost:1234/v1)",
+  responses: "openai-responses",
+};
+
 /** Whether `name` is one of `PROVIDER_NAMES`. */
 export function isProviderName(name: string): name is ProviderName {
   return (PROVIDER_NAMES as readonly string[]).includes(name);
@@ -109,7 +133,7 @@ export function isProviderName(name: string): name is ProviderName {
 
 /**
  * The defaults of an OpenAI-compatible server, from the adapter's flavour table (one source for
- * base URLs and key variables).
+ * base URLs and key variables). A server that needs no key (a local one) reads `OPENAI_BASE_URL`.
  */
 function fromFlavour(name: OpenAIFlavourName, defaultModel?: string): ProviderDefaults {
   const flavour = OPENAI_FLAVOURS[name];
@@ -118,6 +142,7 @@ function fromFlavour(name: OpenAIFlavourName, defaultModel?: string): ProviderDe
     flavour: name,
     keyEnv: flavour.apiKeyEnv,
     keyRequired: flavour.requiresKey,
+    ...(flavour.requiresKey ? {} : { baseURLEnv: "OPENAI_BASE_URL" }),
     ...(flavour.baseURL ? { defaultBaseURL: flavour.baseURL } : {}),
     ...(defaultModel ? { defaultModel } : {}),
   };
