@@ -17,12 +17,15 @@ import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
 import {
+  createModelCatalogue,
   createProvider,
   createScriptedProvider,
   isProviderName,
   loadScript,
+  modelInfoOverrides,
   type ProviderName,
   type ProviderSettings,
+  parseContextWindowEnv,
   resolveProviderSettings,
 } from "../providers/index.js";
 import {
@@ -90,6 +93,12 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ...(options.home !== undefined ? { home: options.home } : {}),
   });
   const config = space.config();
+  // config.yaml's model_info prices and limits, over the built-in catalogue; SPOOL_CONTEXT_WINDOW
+  // over every window (a bad value is a ConfigError here, before anything runs).
+  const envWindow = parseContextWindowEnv(options.env);
+  const catalogue = createModelCatalogue(
+    modelInfoOverrides(config.modelInfo, createModelCatalogue()),
+  );
   let manifestName = options.agent;
   const directiveName = options.directive;
   let provider = options.provider;
@@ -131,7 +140,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     if (tiered && tiered !== settings.model) {
       settings = resolveProviderSettings({ provider: settings.name, model: tiered }, options.env);
     }
-    provider = createProvider(settings);
+    provider = createProvider(settings, { catalogue });
   } else {
     // SPOOL_PROVIDER=scripted plays SPOOL_SCRIPT (a YAML or JSON script file), the demo otherwise.
     const path = options.env.SPOOL_SCRIPT ?? join(findBuiltinDir(), "scripts", "demo.yaml");
@@ -207,6 +216,11 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     options: {
       provider,
       agent,
+      catalogue,
+      modelWindows: {
+        ...(envWindow !== undefined ? { envWindow } : {}),
+        configured: config.modelInfo,
+      },
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
       ...(manifest && manifest.feeds.feeds.length > 0
         ? {

@@ -1,8 +1,5 @@
-import { type ModelInfo, pressureRatio, type Usage } from "../providers/index.js";
+import type { Usage } from "../providers/index.js";
 import type { ContextBundle } from "./context-bundle.js";
-
-/** The window a thread's pressure is measured against when the model's is unknown. */
-export const DEFAULT_PRESSURE_WINDOW = 128_000;
 
 /** What the continuity knows of one thread between its steps (the driver keeps one per thread). */
 export interface ThreadPressureState {
@@ -29,21 +26,20 @@ export interface StepPressure {
 
 /**
  * The pressure of a step: the provider's reported input (with cache reads and writes) when it
- * reported one, else the compile's own count, over the model's window. Before a step, with no
- * usage yet, it is the compile's pressure.
+ * reported one, else the compile's own count, over the model's `window` (resolved once per run:
+ * `resolveModelWindow`). Before a step, with no usage yet, it is the compile's pressure.
  */
 export function stepPressure(
   usage: Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">,
   bundle: Pick<ContextBundle, "tokens">,
-  info: ModelInfo | undefined,
+  window: number,
 ): StepPressure {
-  const window = info?.contextWindow ?? DEFAULT_PRESSURE_WINDOW;
   const reported = usage.inputTokens > 0;
   const tokensUsed = reported
     ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens
     : bundle.tokens;
   // As the provider reported it (unrounded), or the compile's estimate (rounded).
-  const ratio = reported && info ? pressureRatio(usage, info) : round(tokensUsed / window);
+  const ratio = reported ? usage.inputTokens / window : round(tokensUsed / window);
   return { tokensUsed, ratio, window, estimated: !reported };
 }
 

@@ -15,7 +15,7 @@ import {
   costOf,
   emptyUsage,
   type ModelCatalogue,
-  pressureRatio,
+  type ModelWindow,
   toUsageData,
 } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
@@ -47,6 +47,8 @@ export interface ThreadRunOptions {
   executors: ExecutorFactory;
   limits: RunLimits;
   catalogue: ModelCatalogue;
+  /** The model's window and output limit (`SessionWindows.describe`): the one source of both. */
+  window: ModelWindow;
   estimator: TokenEstimator;
   /** The index of the thread's next step. */
   nextStep: number;
@@ -62,7 +64,7 @@ export interface ThreadRunOptions {
   random?: () => number;
   /** Tools offered natively to the provider, and the way back from their native names. */
   nativeTools?: NativeTools;
-  /** Output tokens reserved from the window (default: the model's output limit, at most 8192). */
+  /** Output tokens reserved from the window (default: `window`'s output limit, at most 8192). */
   reserveOutputTokens?: number;
   /** Artifacts already stored (shared across runs, so an unchanged system prompt is stored once). */
   knownArtifacts?: Set<string>;
@@ -159,8 +161,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const now = options.now ?? (() => performance.now());
   const started = now();
   const info = options.catalogue.lookup(options.model);
-  const reserve = options.reserveOutputTokens ?? Math.min(info?.maxOutputTokens ?? 4096, 8192);
-  const budget = Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
+  const { window } = options;
+  const reserve = options.reserveOutputTokens ?? Math.min(window.maxOutputTokens, 8192);
+  const budget = Math.max(1024, window.contextWindow - reserve);
   const usage: Usage = emptyUsage();
   const totals: RunTotals = { steps: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0 };
   let thread = options.thread;
@@ -373,8 +376,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       step,
       usage: outcome.message.usage,
       ...(cost !== undefined ? { costUsd: cost } : {}),
-      ...(info && outcome.message.usage.inputTokens > 0
-        ? { pressure: pressureRatio(outcome.message.usage, info) }
+      ...(outcome.message.usage.inputTokens > 0
+        ? { pressure: outcome.message.usage.inputTokens / window.contextWindow }
         : {}),
       totals: { ...totals },
     });

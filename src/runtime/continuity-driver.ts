@@ -3,7 +3,6 @@ import {
   afterHandoffAttempt,
   afterStepDecision,
   beforeStepDecision,
-  DEFAULT_PRESSURE_WINDOW,
   handOff,
   INITIAL_PRESSURE_STATE,
   messageTokens,
@@ -17,7 +16,7 @@ import {
   isMapping,
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
-import type { ModelInfo, TokenEstimator } from "../providers/index.js";
+import type { TokenEstimator } from "../providers/index.js";
 import { emptyUsage, MODEL_RETRY, modelRetryDelay } from "../providers/index.js";
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
@@ -54,7 +53,8 @@ export interface DrivenThread {
   directive: string;
   model: string;
   agent?: string;
-  info?: ModelInfo;
+  /** The model's context window (`SessionWindows.describe`): pressure is measured against it. */
+  window: number;
   /** Input tokens a request may use (window − reserved output). */
   budget: number;
   /** Whether the thread may hand off (the foreground thread may; child threads do not). */
@@ -114,7 +114,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
     interruptedHookActions: () => dispatcher.interrupted(),
     recoverHookActions: () => dispatcher.recover(),
     lifecycle(driven): LoopContinuity {
-      const window = driven.info?.contextWindow ?? DEFAULT_PRESSURE_WINDOW;
+      const { window } = driven;
       // The seed may take half the budget at most, and its summary half the seed.
       const budgets = (choice: SummarizerChoice) => {
         const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
@@ -189,7 +189,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           // The step's own events (its answer, its results, `loop.decided`) come after the
           // compile the loop caught up for: a summary or a handoff from here must see them.
           if (driven.handoff) await catchUp(store, continuity, history);
-          const pressure = stepPressure(review.usage, bundle, driven.info);
+          const pressure = stepPressure(review.usage, bundle, window);
           const { tokensUsed, ratio } = pressure;
           // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
           let chosen: SummarizerChoice | undefined;
@@ -261,7 +261,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             mayHandOff: driven.handoff,
           });
           if (decided.kind === "none") return undefined;
-          const { tokensUsed, ratio } = stepPressure(emptyUsage(), bundle, driven.info);
+          const { tokensUsed, ratio } = stepPressure(emptyUsage(), bundle, window);
           return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
         },
       };

@@ -20,6 +20,7 @@ export {
   type TurnInput,
 } from "./agent-runtime.js";
 export type { InterceptedCall, RuntimeWorld } from "./agent-runtime-types.js";
+export type { ModelWindowSettings } from "./session-windows.js";
 export {
   type AgentStepOptions,
   type AgentStepResult,
