@@ -138,6 +138,11 @@ describe("model windows through spool run", { timeout: TIMEOUT }, () => {
       }));
     expect(await sourceOf("env")).toEqual([{ window: 16_384, output: 2_048, source: "env" }]);
     expect(await sourceOf("config")).toEqual([{ window: 32_768, output: 2_048, source: "config" }]);
+    // The environment is outside the run: replay without SPOOL_CONTEXT_WINDOW takes it from the log.
+    const replayed = await spool(["replay", "env", "--verify", "--json"]);
+    expect(JSON.parse(replayed.stdout), replayed.stdout + replayed.stderr).toMatchObject({
+      identical: true,
+    });
   });
 
   it("refuses a SPOOL_CONTEXT_WINDOW that is not a number of tokens, naming it", async () => {

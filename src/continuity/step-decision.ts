@@ -58,6 +58,8 @@ export interface AfterStepInput {
   trigger: number;
   /** Whether the thread may hand off at all (child threads may not). */
   mayHandOff: boolean;
+  /** The provider refused the step as longer than the model's context window. */
+  contextTooLong?: boolean;
 }
 
 /**
@@ -66,10 +68,17 @@ export interface AfterStepInput {
  *
  * A thread hands off once it has taken two steps of its own (a restart keeps the count), when its
  * pressure reached the trigger or its compile had to leave messages out, unless the step was
- * cancelled or stopped at a limit, and not before a deferred handoff's retry step.
+ * cancelled or stopped at a limit, and not before a deferred handoff's retry step. A step the
+ * provider refused as too long for the window hands off at once, whatever the step count.
  */
 export function afterStepDecision(state: ThreadPressureState, input: AfterStepInput): StepDecision {
   const { pressure, bundle, nextStep, decision, trigger } = input;
+  if (input.contextTooLong && input.mayHandOff && decision !== "cancel" && decision !== "limit") {
+    return {
+      kind: "handoff",
+      reason: "the provider answered that the context is longer than the model's window",
+    };
+  }
   const full = bundle.omitted > 0 || bundle.overBudget;
   const due =
     input.mayHandOff &&

@@ -10,7 +10,13 @@ export {
   parseToolInput,
   type ToolCallBlock,
 } from "./assembled-message.js";
-export { type ClassifyContext, classifyProviderError, retryAfter } from "./classify-error.js";
+export {
+  type ClassifyContext,
+  CONTEXT_TOO_LONG_ADVICE,
+  classifyProviderError,
+  isContextTooLong,
+  retryAfter,
+} from "./classify-error.js";
 export { type CreateProviderOptions, createProvider } from "./create-provider.js";
 export {
   type ContentBlockData,

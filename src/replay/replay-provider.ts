@@ -5,7 +5,6 @@ import type {
   ProviderErrorInfo,
   ProviderFormat,
   ProviderRequest,
-  ServerModelDescription,
   StreamOptions,
   StreamPart,
 } from "../providers/index.js";
@@ -49,7 +48,6 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
   const calls = new Map<string, RecordedCall>();
   const ordered: RecordedCall[] = [];
   const byDigest = new Map<string, RecordedCall[]>();
-  const described = serverAnswers(events);
   let name = "replay";
   let format: ProviderFormat = "anthropic";
   for (const event of events) {
@@ -115,23 +113,7 @@ export function createReplayProvider(events: readonly SpoolEvent[]): Provider {
     },
     stream: (request: ProviderRequest, options?: StreamOptions) =>
       play(byDigest, request, options?.signal),
-    describeModel: async (model: string) => described.get(model),
   };
-}
-
-/**
- * What servers answered about models' windows, as the log recorded it (`model.described` with
- * `source: server`): replay asks no server, and re-derives the same window from this answer.
- */
-function serverAnswers(events: readonly SpoolEvent[]): Map<string, ServerModelDescription> {
-  const answers = new Map<string, ServerModelDescription>();
-  for (const event of events) {
-    if (event.type !== "model.described") continue;
-    const data = event.data as EventData<"model.described">;
-    if (data.source !== "server" || answers.has(data.model)) continue;
-    answers.set(data.model, { contextWindow: data.context_window, detail: data.detail });
-  }
-  return answers;
 }
 
 async function* play(

@@ -1,5 +1,5 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
-import type { Provider } from "../providers/index.js";
+import type { ModelWindow, Provider } from "../providers/index.js";
 import type { AgentRuntimeOptions, AgentSpec, InterceptedCall } from "../runtime/index.js";
 import { SpoolError } from "../spec/index.js";
 
@@ -42,6 +42,8 @@ export interface ReplayWorldParts {
   recordedFeeds(step: string): string | undefined;
   /** Milliseconds since the epoch as the log recorded them (the time replay has reached). */
   now(): number;
+  /** The next window the log recorded for `model` (`model.described`), in the order logged. */
+  recordedWindow?(model: string): ModelWindow | undefined;
 }
 
 /**
@@ -108,6 +110,9 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
         ...options,
         provider: parts.provider,
         agent: sealSpec(options.agent),
+        ...(parts.recordedWindow
+          ? { modelWindows: { ...options.modelWindows, recorded: parts.recordedWindow } }
+          : {}),
         ...(agents
           ? {
               agents: {

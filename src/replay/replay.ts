@@ -11,6 +11,7 @@ import { taskStepId } from "../transcript/index.js";
 import { type CancelPoint, cancelPoints } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { createReplayProvider } from "./replay-provider.js";
+import { recordedWindows } from "./replay-windows.js";
 import { createReplayWorld, type OutsideCall, type ReplayWorld } from "./replay-world.js";
 import { createVerifyingStore, type DerivedEvent, type VerifyingStore } from "./verifying-store.js";
 
@@ -139,6 +140,7 @@ async function replayInto(
     intercept: (call) => outcomes(call),
     recordedFeeds: (step) => feeds.get(step),
     now: () => Math.max(inputTime, matcher.time),
+    recordedWindow: recordedWindows(original),
   });
   const parts = () => ({
     store: verifying,

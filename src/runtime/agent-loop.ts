@@ -24,6 +24,7 @@ import { stepStreamId } from "../transcript/index.js";
 import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import {
   addUsage,
+  contextOverflowDecision,
   type Decision,
   decide,
   loopDecided,
@@ -106,6 +107,8 @@ export interface StepReview extends PreStepReview {
   step: string;
   usage: Usage;
   decision: Decision["decision"] | "limit";
+  /** The provider refused the step as longer than the context window: the thread must hand off. */
+  contextTooLong: boolean;
 }
 
 /**
@@ -171,6 +174,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   let threadStream = { kind: "thread" as const, id: thread };
   let index = options.nextStep;
   let errorAttempt = 0;
+  /** The last step was refused as too long for the window and retried in a continuation. */
+  let overflowed = false;
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
   let feeds: string | undefined;
@@ -384,7 +389,14 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
 
     let decision = decide(outcome, options.signal);
     let retryDelay = 0;
-    if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
+    // Too long for the window: the lifecycle hands the thread off (only it can), not the hooks.
+    const overflow: Decision | undefined = options.lifecycle
+      ? contextOverflowDecision(decision, outcome, overflowed)
+      : undefined;
+    overflowed = overflow !== undefined;
+    if (overflow) {
+      decision = overflow;
+    } else if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
       errorAttempt += 1;
       const verdict = await options.lifecycle.onError({
         thread,
@@ -441,6 +453,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         runStarted: continuationRunStarted(),
         runCompleted: runData({ status: "continued" }),
         responseId: outcome.message.responseId,
+        contextTooLong: overflowed,
       });
       if (next) switchTo(next);
     }

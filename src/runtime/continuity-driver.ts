@@ -249,9 +249,16 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             decision: review.decision,
             trigger: options.continuation.triggerThreshold,
             mayHandOff: driven.handoff,
+            contextTooLong: review.contextTooLong,
           });
           if (decided.kind === "none") return undefined;
-          return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
+          return handOffNow({
+            ...review,
+            tokensUsed,
+            ratio,
+            reason: decided.reason,
+            refused: review.contextTooLong,
+          });
         },
         async beforeStep(review) {
           const { bundle } = review;
@@ -267,7 +274,13 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
       };
 
       async function handOffNow(
-        review: PreStepReview & { tokensUsed: number; ratio: number; reason: string },
+        review: PreStepReview & {
+          tokensUsed: number;
+          ratio: number;
+          reason: string;
+          /** The provider refused the thread's context: it cannot go on as it is. */
+          refused?: boolean;
+        },
       ) {
         const { thread, history, bundle } = review;
         const before = handoffs.get(thread) ?? INITIAL_PRESSURE_STATE;
@@ -275,7 +288,9 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         const state = { attempt, retryAtStep: before.retryAtStep };
         handoffs.set(thread, state);
         const choice = options.summarizerFor(driven.directive);
-        const { ceiling, maxSummaryTokens } = budgets(choice);
+        const { ceiling, maxSummaryTokens } = review.refused
+          ? refusedBudgets(budgets(choice), bundle.parts)
+          : budgets(choice);
         const result = await handOff({
           store,
           continuity,
@@ -290,7 +305,11 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           ceiling,
           attempt,
           maxAttempts: 3,
-          fits: review.tokensUsed < driven.budget && bundle.omitted === 0 && !bundle.overBudget,
+          fits:
+            !review.refused &&
+            review.tokensUsed < driven.budget &&
+            bundle.omitted === 0 &&
+            !bundle.overBudget,
           nextStep: review.nextStep,
           worker,
           cost,
@@ -328,6 +347,20 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
       return loop;
     },
   };
+}
+
+/**
+ * The seed budgets of a handoff the provider forced by refusing the context as too long: the
+ * window Spool measured against is larger than the server's, so the seed (summary and carried
+ * messages) gets at most half of what the refused request's conversation took, and its summary
+ * half of that.
+ */
+function refusedBudgets(
+  normal: { ceiling: number; maxSummaryTokens: number },
+  parts: { summaries: number; messages: number },
+): { ceiling: number; maxSummaryTokens: number } {
+  const ceiling = Math.min(normal.ceiling, Math.floor((parts.summaries + parts.messages) / 2));
+  return { ceiling, maxSummaryTokens: Math.min(normal.maxSummaryTokens, Math.floor(ceiling / 2)) };
 }
 
 function numberOr(value: unknown, fallback: number): number {

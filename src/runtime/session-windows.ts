@@ -18,6 +18,12 @@ export interface ModelWindowSettings {
   envWindow?: number;
   /** config.yaml's `model_info:` entries, by model id. */
   configured?: Readonly<Record<string, ModelInfoSetting>>;
+  /**
+   * A replay's recorded windows: the next window the log recorded for `model`
+   * (`model.described`), which is then the window, whatever the environment, config.yaml or a
+   * server would say now. Nothing is asked.
+   */
+  recorded?: (model: string) => ModelWindow | undefined;
 }
 
 /** What `SessionWindows` needs. */
@@ -37,8 +43,8 @@ export interface SessionWindowsOptions {
  * session, `describe` resolves its window (`resolveModelWindow`: environment, config.yaml, the
  * server asked once, the catalogue, or an assumed window), logs it as `model.described` on the
  * run's thread, and tells the observer once when the window was assumed or the model is
- * deprecated. Replay re-derives the same event: its provider answers the server's part from
- * the log.
+ * deprecated. The environment, config.yaml and the server are the world outside the run: a
+ * replay takes each window from the log (`ModelWindowSettings.recorded`).
  */
 export class SessionWindows {
   private readonly options: SessionWindowsOptions;
@@ -70,11 +76,12 @@ export class SessionWindows {
   private async first(model: string, thread: string, signal?: AbortSignal): Promise<ModelWindow> {
     const { provider, store, continuity, observer } = this.options;
     const inputs = this.inputs(model);
+    const recorded = this.options.settings?.recorded?.(model);
     const server =
-      windowNeedsServer(inputs) && provider.describeModel
+      !recorded && windowNeedsServer(inputs) && provider.describeModel
         ? await provider.describeModel(model, signal ? { signal } : {}).catch(() => undefined)
         : undefined;
-    const window = resolveModelWindow({ ...inputs, ...(server ? { server } : {}) });
+    const window = recorded ?? resolveModelWindow({ ...inputs, ...(server ? { server } : {}) });
     await store.append({
       continuity,
       stream: { kind: "thread", id: thread },
