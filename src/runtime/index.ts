@@ -20,7 +20,6 @@ export {
   type TurnInput,
 } from "./agent-runtime.js";
 export type { InterceptedCall, RuntimeWorld } from "./agent-runtime-types.js";
-export type { ModelWindowSettings } from "./session-windows.js";
 export {
   type AgentStepOptions,
   type AgentStepResult,
@@ -63,5 +62,6 @@ export {
 export { decide, type RunLimits } from "./loop-decision.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
+export type { ModelWindowSettings } from "./session-windows.js";
 export { buildSystemPrompt, PROTOCOL_GUIDE, type SystemPromptParts } from "./system-prompt.js";
 export { type HistoryMessage, ThreadHistory } from "./thread-history.js";
