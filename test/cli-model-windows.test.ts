@@ -145,6 +145,16 @@ describe("model windows through spool run", { timeout: TIMEOUT }, () => {
     });
   });
 
+  it("the demo's scripted provider says its own window: no notice about an unknown one", async () => {
+    const result = await spool(["run", "demo", "--continuity", "demo", "--prompt", "hello"]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("is unknown");
+    const described = eventsOf(await readEvents(workspace.dir, "demo"), "model.described");
+    expect(described.map((event) => [event.data.source, event.data.context_window])).toEqual([
+      ["server", 200_000],
+    ]);
+  });
+
   it("refuses a SPOOL_CONTEXT_WINDOW that is not a number of tokens, naming it", async () => {
     const result = await spool(["run", "assistant", "--prompt", "hi"], {
       SPOOL_PROVIDER: "compatible",

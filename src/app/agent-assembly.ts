@@ -151,6 +151,8 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       model,
       script: script.turns,
       loop: true,
+      // A script has no window of its own: measured as a large hosted model's, said by no one.
+      contextWindow: SCRIPTED_WINDOW,
       tokens: "word",
       ...(Number.isFinite(tokenMs) && tokenMs > 0 ? { timing: { tokenMs } } : {}),
     });
@@ -289,6 +291,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     close: () => host.close(),
   };
 }
+
+/** The window the scripted provider (the demo, `SPOOL_PROVIDER=scripted`) says it has. */
+const SCRIPTED_WINDOW = 200_000;
 
 /** The built-in tools `directive` permits and the manifest (or config) enables, configured. */
 function toolsFor(
