@@ -14,7 +14,7 @@ import {
 } from "../src/continuity/index.js";
 
 const DECISIONS = ["continue", "complete", "fail", "cancel", "limit", "retry"] as const;
-const info = { id: "m", provider: "openai", contextWindow: 10_000 } as never;
+const WINDOW = 10_000;
 
 const inputArbitrary = fc.record({
   state: fc.record({ attempt: fc.nat(5), retryAtStep: fc.nat(20) }),
@@ -35,7 +35,7 @@ describe("continuity step decisions", () => {
         const pressure = stepPressure(
           { inputTokens: input.inputTokens, cacheReadTokens: 0, cacheWriteTokens: 0 },
           { tokens: input.bundleTokens },
-          info,
+          WINDOW,
         );
         const bundle = { omitted: input.omitted, overBudget: input.overBudget };
         const decided = afterStepDecision(input.state, { ...input, pressure, bundle });
@@ -61,13 +61,13 @@ describe("continuity step decisions", () => {
     const reported = stepPressure(
       { inputTokens: 9_000, cacheReadTokens: 500, cacheWriteTokens: 0 },
       { tokens: 1 },
-      info,
+      WINDOW,
     );
     expect(reported).toEqual({ tokensUsed: 9_500, ratio: 0.9, window: 10_000, estimated: false });
     const estimated = stepPressure(
       { inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
       { tokens: 8_123 },
-      info,
+      WINDOW,
     );
     expect(estimated).toEqual({
       tokensUsed: 8_123,

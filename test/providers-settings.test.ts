@@ -274,7 +274,7 @@ describe("the key stays hidden", () => {
 
   it("describeSettings shows the masked key and where it came from", () => {
     expect(describeSettings(settings)).toBe(
-      "provider=anthropic format=anthropic model=claude-sonnet-4-5 baseURL=https://***:***@gateway.example/anthropic key=sk-ant-…AAAA (ANTHROPIC_API_KEY)",
+      "provider=anthropic format=anthropic model=claude-sonnet-5-5 baseURL=https://***:***@gateway.example/anthropic key=sk-ant-…AAAA (ANTHROPIC_API_KEY)",
     );
     expect(describeSettings(resolve({ provider: "vllm", model: "m" }))).toContain("key=none");
   });

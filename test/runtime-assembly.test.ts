@@ -54,7 +54,7 @@ describe("assembling an agent", () => {
     expect(assembled).toMatchObject({
       demo: false,
       providerName: "anthropic",
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
     });
     const names = assembled.options.agent.tools.map((tool) => tool.name);
     expect(names).toContain("fs.write");

@@ -74,6 +74,8 @@ describe("the agent loop", () => {
       .map((event) => event.type);
     expect(onThread).toEqual([
       "thread.started",
+      // The model's window, resolved once before its first run (the catalogue knows this one).
+      "model.described",
       "run.started",
       "loop.decided",
       "loop.decided",

@@ -18,13 +18,16 @@ import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
 import {
+  createModelCatalogue,
   createProvider,
   createScriptedProvider,
   isProviderConfigured,
   isProviderName,
   loadScript,
+  modelInfoOverrides,
   type ProviderName,
   type ProviderSettings,
+  parseContextWindowEnv,
   resolveProviderSettings,
 } from "../providers/index.js";
 import {
@@ -100,6 +103,12 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ...(options.home !== undefined ? { home: options.home } : {}),
   });
   const config = space.config();
+  // config.yaml's model_info prices and limits, over the built-in catalogue; SPOOL_CONTEXT_WINDOW
+  // over every window (a bad value is a ConfigError here, before anything runs).
+  const envWindow = parseContextWindowEnv(options.env);
+  const catalogue = createModelCatalogue(
+    modelInfoOverrides(config.modelInfo, createModelCatalogue()),
+  );
   let manifestName = options.agent;
   const directiveName = options.directive;
   let provider = options.provider;
@@ -144,7 +153,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     if (tiered && tiered !== settings.model) {
       settings = resolveProviderSettings({ provider: settings.name, model: tiered }, options.env);
     }
-    provider = createProvider(settings);
+    provider = createProvider(settings, { catalogue });
   } else {
     // SPOOL_PROVIDER=scripted plays SPOOL_SCRIPT (a YAML or JSON script file), the demo otherwise.
     const path = options.env.SPOOL_SCRIPT ?? join(findBuiltinDir(), "scripts", "demo.yaml");
@@ -155,6 +164,8 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       model,
       script: script.turns,
       loop: true,
+      // A script has no window of its own: measured as a large hosted model's, said by no one.
+      contextWindow: SCRIPTED_WINDOW,
       tokens: "word",
       ...(Number.isFinite(tokenMs) && tokenMs > 0 ? { timing: { tokenMs } } : {}),
     });
@@ -225,6 +236,11 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     options: {
       provider,
       agent,
+      catalogue,
+      modelWindows: {
+        ...(envWindow !== undefined ? { envWindow } : {}),
+        configured: config.modelInfo,
+      },
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
       // Every source reads through the action path (logged, permission-checked); without a
       // manifest the agent starts with no feeds and may add its own (every internal action allowed).
@@ -287,6 +303,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     close: () => host.close(),
   };
 }
+
+/** The window the scripted provider (the demo, `SPOOL_PROVIDER=scripted`) says it has. */
+const SCRIPTED_WINDOW = 200_000;
 
 /** The built-in tools `directive` permits and the manifest (or config) enables, configured. */
 function toolsFor(

@@ -70,7 +70,6 @@ export {
   afterHandoffAttempt,
   afterStepDecision,
   beforeStepDecision,
-  DEFAULT_PRESSURE_WINDOW,
   INITIAL_PRESSURE_STATE,
   type StepDecision,
   type StepPressure,

@@ -1,8 +1,5 @@
-import { type ModelInfo, pressureRatio, type Usage } from "../providers/index.js";
+import type { Usage } from "../providers/index.js";
 import type { ContextBundle } from "./context-bundle.js";
-
-/** The window a thread's pressure is measured against when the model's is unknown. */
-export const DEFAULT_PRESSURE_WINDOW = 128_000;
 
 /** What the continuity knows of one thread between its steps (the driver keeps one per thread). */
 export interface ThreadPressureState {
@@ -29,21 +26,20 @@ export interface StepPressure {
 
 /**
  * The pressure of a step: the provider's reported input (with cache reads and writes) when it
- * reported one, else the compile's own count, over the model's window. Before a step, with no
- * usage yet, it is the compile's pressure.
+ * reported one, else the compile's own count, over the model's `window` (resolved once per run:
+ * `resolveModelWindow`). Before a step, with no usage yet, it is the compile's pressure.
  */
 export function stepPressure(
   usage: Pick<Usage, "inputTokens" | "cacheReadTokens" | "cacheWriteTokens">,
   bundle: Pick<ContextBundle, "tokens">,
-  info: ModelInfo | undefined,
+  window: number,
 ): StepPressure {
-  const window = info?.contextWindow ?? DEFAULT_PRESSURE_WINDOW;
   const reported = usage.inputTokens > 0;
   const tokensUsed = reported
     ? usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens
     : bundle.tokens;
   // As the provider reported it (unrounded), or the compile's estimate (rounded).
-  const ratio = reported && info ? pressureRatio(usage, info) : round(tokensUsed / window);
+  const ratio = reported ? usage.inputTokens / window : round(tokensUsed / window);
   return { tokensUsed, ratio, window, estimated: !reported };
 }
 
@@ -62,6 +58,8 @@ export interface AfterStepInput {
   trigger: number;
   /** Whether the thread may hand off at all (child threads may not). */
   mayHandOff: boolean;
+  /** The provider refused the step as longer than the model's context window. */
+  contextTooLong?: boolean;
 }
 
 /**
@@ -70,10 +68,17 @@ export interface AfterStepInput {
  *
  * A thread hands off once it has taken two steps of its own (a restart keeps the count), when its
  * pressure reached the trigger or its compile had to leave messages out, unless the step was
- * cancelled or stopped at a limit, and not before a deferred handoff's retry step.
+ * cancelled or stopped at a limit, and not before a deferred handoff's retry step. A step the
+ * provider refused as too long for the window hands off at once, whatever the step count.
  */
 export function afterStepDecision(state: ThreadPressureState, input: AfterStepInput): StepDecision {
   const { pressure, bundle, nextStep, decision, trigger } = input;
+  if (input.contextTooLong && input.mayHandOff && decision !== "cancel" && decision !== "limit") {
+    return {
+      kind: "handoff",
+      reason: "the provider answered that the context is longer than the model's window",
+    };
+  }
   const full = bundle.omitted > 0 || bundle.overBudget;
   const due =
     input.mayHandOff &&

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
+import { type ModelInfoSetting, PROVIDER_NAMES, type ProviderName } from "../providers/index.js";
 import { deepMerge } from "./deep-merge.js";
 import { MODEL_TIERS, type ModelTier } from "./directive.js";
 import { itemConfigError, yamlIssues } from "./item-issues.js";
@@ -32,6 +32,12 @@ export interface SpaceConfig {
   tools: Record<string, ToolDefaults>;
   /** HTTP services the agent may call as relics (`<id>.request`), merged by id across tiers. */
   relics: HttpRelicConfig[];
+  /**
+   * What config.yaml says of models by id (`model_info:`), merged key by key across tiers: their
+   * context window, output limit and prices. A window here wins over the server's answer and the
+   * catalogue; only `SPOOL_CONTEXT_WINDOW` wins over it.
+   */
+  modelInfo: Record<string, ModelInfoSetting>;
   /** The config files merged, lowest precedence (built-in) first. */
   sources: ItemSource[];
 }
@@ -46,6 +52,38 @@ export interface HttpRelicConfig {
 }
 
 const HINT = "Fix each field named; docs/directives.md describes config.yaml";
+
+const TOKENS = "must be a whole number of tokens, e.g. 32768";
+const PRICE = "must be USD per million tokens, e.g. 0.5";
+
+/** One `model_info:` entry: a model's limits and prices, every field optional. */
+const modelInfoSchema = z
+  .strictObject(
+    {
+      context_window: z
+        .number({ error: TOKENS })
+        .int(TOKENS)
+        .min(1024, "must be 1024 tokens or more")
+        .optional(),
+      max_output_tokens: z.number({ error: TOKENS }).int(TOKENS).positive(TOKENS).optional(),
+      input_price: z.number({ error: PRICE }).finite().nonnegative(PRICE).optional(),
+      output_price: z.number({ error: PRICE }).finite().nonnegative(PRICE).optional(),
+      cached_price: z.number({ error: PRICE }).finite().nonnegative(PRICE).optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? "a model_info entry has context_window, max_output_tokens, input_price, output_price, cached_price (check the spelling)"
+          : "must map a model id to { context_window, max_output_tokens, input_price, output_price, cached_price }",
+    },
+  )
+  .refine(
+    (entry) =>
+      entry.context_window === undefined ||
+      entry.max_output_tokens === undefined ||
+      entry.max_output_tokens <= entry.context_window,
+    { message: "max_output_tokens must not exceed context_window", path: ["max_output_tokens"] },
+  );
 
 const COORDINATION_MOVED =
   "coordination moved to its own file: put this block, with the same keys (coordination: { continuation: … }), in coordination.yaml beside this config.yaml, and remove it here";
@@ -113,14 +151,19 @@ const configSchema = z.strictObject(
         { error: "must be a list of { id, type: http, base_url }" },
       )
       .optional(),
+    model_info: z
+      .record(z.string().trim().min(1, "a model id"), modelInfoSchema, {
+        error: 'must map model ids to their limits, e.g. "llama3.2": { context_window: 8192 }',
+      })
+      .optional(),
     // Moved to its own item: say where, rather than "unknown field".
     coordination: z.never({ error: COORDINATION_MOVED }).optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "config.yaml has models, policy, tools, relics (check the spelling)"
-        : "config.yaml must be a mapping with models, policy, tools, relics",
+        ? "config.yaml has models, model_info, policy, tools, relics (check the spelling)"
+        : "config.yaml must be a mapping with models, model_info, policy, tools, relics",
   },
 );
 
@@ -175,7 +218,20 @@ export function mergeConfigLayers(
       allowedHosts: relic.allowed_hosts ?? [],
       headers: relic.headers ?? {},
     })),
+    modelInfo: Object.fromEntries(
+      Object.entries(merged.model_info ?? {}).map(([id, entry]) => [id, modelInfoSetting(entry)]),
+    ),
     sources: layers.map(({ source }) => source),
+  };
+}
+
+function modelInfoSetting(entry: z.output<typeof modelInfoSchema>): ModelInfoSetting {
+  return {
+    ...(entry.context_window !== undefined ? { contextWindow: entry.context_window } : {}),
+    ...(entry.max_output_tokens !== undefined ? { maxOutputTokens: entry.max_output_tokens } : {}),
+    ...(entry.input_price !== undefined ? { inputPerMTok: entry.input_price } : {}),
+    ...(entry.output_price !== undefined ? { outputPerMTok: entry.output_price } : {}),
+    ...(entry.cached_price !== undefined ? { cachedPerMTok: entry.cached_price } : {}),
   };
 }
 

@@ -143,6 +143,9 @@ function codeFor(
   if (status === 429 || type === "rate_limit_error" || type === "rate_limit_exceeded") {
     return ["provider.rate-limited", "Rate limited; Spool waits as the provider asks and retries"];
   }
+  if (isContextTooLong(type, text)) {
+    return ["provider.context-too-long", CONTEXT_TOO_LONG_ADVICE];
+  }
   if (isCursorExpired(type, text)) {
     return [
       "provider.cursor-expired",
@@ -183,6 +186,33 @@ function codeFor(
   }
   return ["provider.unknown", ""];
 }
+
+/** What a context-too-long failure tells the user (the runtime hands the thread off). */
+export const CONTEXT_TOO_LONG_ADVICE =
+  "The request does not fit the model's context window: Spool hands the thread off to a shorter continuation. If the window Spool assumed is wrong, set it (model_info in .ai/config.yaml, or SPOOL_CONTEXT_WINDOW)";
+
+/**
+ * Whether a provider's error says the request is longer than the model's context window, by its
+ * type or code (OpenAI and Groq `context_length_exceeded`, llama.cpp `exceed_context_size_error`)
+ * or its message: Anthropic "prompt is too long: … tokens > … maximum" and "input length and
+ * `max_tokens` exceed context limit", vLLM and OpenAI "This model's maximum context length is …",
+ * llama.cpp "the request exceeds the available context size", Ollama "… exceeds the context
+ * length", Mistral "… too large for model with … maximum context length", Gemini "The input token
+ * count (…) exceeds the maximum number of tokens allowed".
+ */
+export function isContextTooLong(type: string | undefined, text: string): boolean {
+  if (type === "context_length_exceeded" || type === "exceed_context_size_error") return true;
+  return CONTEXT_TOO_LONG_TEXT.some((pattern) => pattern.test(text));
+}
+
+const CONTEXT_TOO_LONG_TEXT: readonly RegExp[] = [
+  /prompt is too long/i,
+  /maximum context length/i,
+  /context[ _]length[ _]exceeded/i,
+  /exceeds? (?:the )?(?:available |model'?s? )?context (?:size|length|window|limit)/i,
+  /input length and `?max_tokens`? exceed context limit/i,
+  /input token count .* exceeds the maximum number of tokens/i,
+];
 
 function isCursorExpired(type: string | undefined, text: string): boolean {
   if (type === "previous_response_not_found") return true;

@@ -1,15 +1,29 @@
 import { ConfigError } from "../spec/index.js";
 import { createAnthropicProvider } from "./anthropic/index.js";
-import { createModelCatalogue, type ModelCatalogue } from "./models/index.js";
+import {
+  createModelCatalogue,
+  type DiscoveryKind,
+  discoverModelWindow,
+  type ModelCatalogue,
+} from "./models/index.js";
 import {
   createOpenAIChatProvider,
   createOpenAIResponsesProvider,
   isOpenAIFlavourName,
+  OPENAI_FLAVOURS,
 } from "./openai/index.js";
 import type { Provider } from "./provider.js";
 import { createScriptedProvider, type ScriptedProviderOptions } from "./scripted/index.js";
 import type { TransportOptions } from "./sdk-provider.js";
 import type { ProviderSettings } from "./settings/index.js";
+
+/** The servers whose context windows Spool asks for (hosted APIs are in the catalogue). */
+const DISCOVERY_KINDS: Partial<Record<string, DiscoveryKind>> = {
+  vllm: "vllm",
+  ollama: "ollama",
+  llamacpp: "llamacpp",
+  compatible: "any",
+};
 
 /** What `createProvider` needs besides the resolved settings. */
 export interface CreateProviderOptions {
@@ -61,7 +75,23 @@ export function createProvider(
         );
       }
       // The settings already read the environment; the adapter must not read it again.
-      return createOpenAIChatProvider({ ...common, flavour, env: {} });
+      const provider = createOpenAIChatProvider({ ...common, flavour, env: {} });
+      const kind = DISCOVERY_KINDS[flavour];
+      const baseURL = settings.baseURL ?? OPENAI_FLAVOURS[flavour].baseURL;
+      if (!kind || !baseURL) return provider;
+      return {
+        ...provider,
+        stream: provider.stream.bind(provider),
+        describeModel: (model, describe) =>
+          discoverModelWindow({
+            baseURL,
+            model,
+            kind,
+            ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            ...(describe?.signal ? { signal: describe.signal } : {}),
+          }),
+      };
     }
     case "openai-responses":
       return createOpenAIResponsesProvider({ ...common, env: {} });

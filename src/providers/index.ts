@@ -12,8 +12,10 @@ export {
 } from "./assembled-message.js";
 export {
   type ClassifyContext,
+  CONTEXT_TOO_LONG_ADVICE,
   classifyProviderError,
   connectionMessage,
+  isContextTooLong,
   retryAfter,
 } from "./classify-error.js";
 export { type CreateProviderOptions, createProvider } from "./create-provider.js";

@@ -7,6 +7,8 @@ import { SpoolError, type SpoolErrorOptions } from "../spec/index.js";
  *   `provider.idle-timeout` (no byte for too long): retryable.
  * - `provider.auth` (401/403), `provider.bad-request` (400/404/413/422: fix the request),
  *   `provider.cursor-expired` (the provider no longer knows a `previous_response_id`),
+ *   `provider.context-too-long` (the request does not fit the model's context window: the
+ *   runtime hands the thread off to a continuation instead of failing the turn),
  *   `provider.bad-stream` (bytes that are not the provider's protocol), `provider.no-key`
  *   (no API key anywhere), `provider.cancelled` (the caller aborted): not retryable.
  */
@@ -19,6 +21,7 @@ export const PROVIDER_ERROR_CODES = [
   "provider.auth",
   "provider.bad-request",
   "provider.cursor-expired",
+  "provider.context-too-long",
   "provider.bad-stream",
   "provider.no-key",
   "provider.cancelled",

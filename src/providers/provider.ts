@@ -1,4 +1,5 @@
 import type { ContentBlock } from "./assembled-message.js";
+import type { ServerModelDescription } from "./models/index.js";
 import type { ProviderFormat, StreamPart } from "./stream-part.js";
 
 /** A tool the model may call natively (Anthropic `tools`, OpenAI `tools`/functions). */
@@ -87,4 +88,14 @@ export interface Provider {
   readonly name: string;
   readonly format: ProviderFormat;
   stream(request: ProviderRequest, options?: StreamOptions): AsyncIterable<StreamPart>;
+  /**
+   * What the server says of `model`'s context window, where it can tell (vLLM, Ollama,
+   * llama.cpp); absent on providers whose windows the catalogue knows. Never throws: no answer
+   * within a short timeout is `undefined`. The runtime asks once per run and logs the answer
+   * (`model.described`), so a replay answers from the log.
+   */
+  describeModel?(
+    model: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ServerModelDescription | undefined>;
 }

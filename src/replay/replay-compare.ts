@@ -3,14 +3,17 @@ import { canonicalJson, eventSpec, type SpoolEvent, type StreamRef } from "../sp
 
 /**
  * Event types replay does not compare: they record the environment, not a decision (signatures,
- * sink health, provider retries before the first byte, which a recorded answer never needs).
- * Droppable events (token deltas, progress) are never compared either.
+ * sink health, provider retries before the first byte, which a recorded answer never needs, and
+ * the windows models were measured against, which replay serves from the log: each runtime of
+ * the original logs them once, and a log does not always show where one runtime took over from
+ * another). Droppable events (token deltas, progress) are never compared either.
  */
 export const UNCOMPARED_TYPES: ReadonlySet<string> = new Set([
   "checkpoint.signed",
   "sink.failed",
   "sink.lagging",
   "provider.retrying",
+  "model.described",
 ]);
 
 /** Fields that measure time: they differ on every run and decide nothing. */

@@ -1,6 +1,6 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
 import { emptyFeedState, type FeedRegistryState } from "../feeds/index.js";
-import type { Provider } from "../providers/index.js";
+import type { ModelWindow, Provider } from "../providers/index.js";
 import type {
   AgentRuntimeOptions,
   AgentSpec,
@@ -50,6 +50,8 @@ export interface ReplayWorldParts {
   recordedFeedRegistry?(step: string, actionId: string): FeedRegistryState;
   /** Milliseconds since the epoch as the log recorded them (the time replay has reached). */
   now(): number;
+  /** The next window the log recorded for `model` (`model.described`), in the order logged. */
+  recordedWindow?(model: string): ModelWindow | undefined;
 }
 
 /**
@@ -119,6 +121,9 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
         ...options,
         provider: parts.provider,
         agent: sealSpec(options.agent),
+        ...(parts.recordedWindow
+          ? { modelWindows: { ...options.modelWindows, recorded: parts.recordedWindow } }
+          : {}),
         ...(agents
           ? {
               agents: {

@@ -19,6 +19,7 @@ import {
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { recordedFeedsOf } from "./replay-feeds.js";
 import { createReplayProvider } from "./replay-provider.js";
+import { recordedWindows } from "./replay-windows.js";
 import { createReplayWorld, type OutsideCall, type ReplayWorld } from "./replay-world.js";
 import { createVerifyingStore, type DerivedEvent, type VerifyingStore } from "./verifying-store.js";
 
@@ -144,6 +145,7 @@ async function replayInto(
     recordedFeeds: feeds.step,
     recordedFeedRegistry: feeds.registry,
     now: () => Math.max(inputTime, matcher.time),
+    recordedWindow: recordedWindows(original),
   });
   const parts = () => ({
     store: verifying,

@@ -17,7 +17,7 @@ import {
   cursorRotatedEvent,
   emptyUsage,
   type ModelCatalogue,
-  pressureRatio,
+  type ModelWindow,
   toUsageData,
 } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
@@ -26,6 +26,7 @@ import { stepStreamId } from "../transcript/index.js";
 import { type ExecutorFactory, notify, runAgentStep } from "./agent-step.js";
 import {
   addUsage,
+  contextOverflowDecision,
   type Decision,
   decide,
   type LimitHit,
@@ -53,6 +54,8 @@ export interface ThreadRunOptions {
   executors: ExecutorFactory;
   limits: RunLimits;
   catalogue: ModelCatalogue;
+  /** The model's window and output limit (`SessionWindows.describe`): the one source of both. */
+  window: ModelWindow;
   estimator: TokenEstimator;
   /** The index of the thread's next step. */
   nextStep: number;
@@ -68,7 +71,7 @@ export interface ThreadRunOptions {
   random?: () => number;
   /** Tools offered natively to the provider, and the way back from their native names. */
   nativeTools?: NativeTools;
-  /** Output tokens reserved from the window (default: the model's output limit, at most 8192). */
+  /** Output tokens reserved from the window (default: `window`'s output limit, at most 8192). */
   reserveOutputTokens?: number;
   /** Artifacts already stored (shared across runs, so an unchanged system prompt is stored once). */
   knownArtifacts?: Set<string>;
@@ -116,6 +119,8 @@ export interface StepReview extends PreStepReview {
   step: string;
   usage: Usage;
   decision: Decision["decision"] | "limit";
+  /** The provider refused the step as longer than the context window: the thread must hand off. */
+  contextTooLong: boolean;
 }
 
 /**
@@ -171,8 +176,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const now = options.now ?? (() => performance.now());
   const started = now();
   const info = options.catalogue.lookup(options.model);
-  const reserve = options.reserveOutputTokens ?? Math.min(info?.maxOutputTokens ?? 4096, 8192);
-  const budget = Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
+  const { window } = options;
+  const reserve = options.reserveOutputTokens ?? Math.min(window.maxOutputTokens, 8192);
+  const budget = Math.max(1024, window.contextWindow - reserve);
   const usage: Usage = emptyUsage();
   const totals: RunTotals = { steps: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, actions: 0 };
   let thread = options.thread;
@@ -180,6 +186,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   let threadStream = { kind: "thread" as const, id: thread };
   let index = options.nextStep;
   let errorAttempt = 0;
+  /** The last step was refused as too long for the window and retried in a continuation. */
+  let overflowed = false;
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
   let feeds: StepFeeds | undefined;
@@ -424,15 +432,22 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       step,
       usage: outcome.message.usage,
       ...(cost !== undefined ? { costUsd: cost } : {}),
-      ...(info && outcome.message.usage.inputTokens > 0
-        ? { pressure: pressureRatio(outcome.message.usage, info) }
+      ...(outcome.message.usage.inputTokens > 0
+        ? { pressure: outcome.message.usage.inputTokens / window.contextWindow }
         : {}),
       totals: { ...totals },
     });
 
     let decision = early?.decision ?? decide(outcome, options.signal);
     let retryDelay = 0;
-    if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
+    // Too long for the window: the lifecycle hands the thread off (only it can), not the hooks.
+    const overflow: Decision | undefined = options.lifecycle
+      ? contextOverflowDecision(decision, outcome, overflowed)
+      : undefined;
+    overflowed = overflow !== undefined;
+    if (overflow) {
+      decision = overflow;
+    } else if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
       errorAttempt += 1;
       const verdict = await options.lifecycle.onError({
         thread,
@@ -492,6 +507,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         runStarted: continuationRunStarted(),
         runCompleted: runData({ status: "continued" }),
         responseId: outcome.message.responseId,
+        contextTooLong: overflowed,
       });
       if (next) switchTo(next);
     }

@@ -21,6 +21,7 @@ import type { StepExecutorScope } from "./inner-action.js";
 import type { RunLimits } from "./loop-decision.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RecordedStepFeeds, RuntimeFeeds } from "./session-feeds.js";
+import type { ModelWindowSettings } from "./session-windows.js";
 
 /** A directive made runnable: what a thread of it needs. */
 export interface AgentSpec {
@@ -75,6 +76,11 @@ export interface AgentRuntimeOptions {
   /** Which internal actions the agent may use (an agent manifest's `internal_actions`). */
   internalActionsPolicy?: InternalActionsPolicy;
   catalogue?: ModelCatalogue;
+  /**
+   * What the environment and config.yaml say of models' windows (`SPOOL_CONTEXT_WINDOW`,
+   * `model_info:`); below them come the server's answer, the catalogue and an assumed window.
+   */
+  modelWindows?: ModelWindowSettings;
   estimator?: TokenEstimator;
   signer?: CheckpointSigner;
   /**

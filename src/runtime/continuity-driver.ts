@@ -3,7 +3,6 @@ import {
   afterHandoffAttempt,
   afterStepDecision,
   beforeStepDecision,
-  DEFAULT_PRESSURE_WINDOW,
   handOff,
   INITIAL_PRESSURE_STATE,
   messageTokens,
@@ -17,7 +16,7 @@ import {
   isMapping,
 } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
-import type { ModelInfo, TokenEstimator } from "../providers/index.js";
+import type { TokenEstimator } from "../providers/index.js";
 import { emptyUsage, MODEL_RETRY, modelRetryDelay } from "../providers/index.js";
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
@@ -54,7 +53,8 @@ export interface DrivenThread {
   directive: string;
   model: string;
   agent?: string;
-  info?: ModelInfo;
+  /** The model's context window (`SessionWindows.describe`): pressure is measured against it. */
+  window: number;
   /** Input tokens a request may use (window − reserved output). */
   budget: number;
   /** Whether the thread may hand off (the foreground thread may; child threads do not). */
@@ -114,7 +114,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
     interruptedHookActions: () => dispatcher.interrupted(),
     recoverHookActions: () => dispatcher.recover(),
     lifecycle(driven): LoopContinuity {
-      const window = driven.info?.contextWindow ?? DEFAULT_PRESSURE_WINDOW;
+      const { window } = driven;
       // The seed may take half the budget at most, and its summary half the seed.
       const budgets = (choice: SummarizerChoice) => {
         const ceiling = Math.min(choice.resumeCeilingTokens, Math.floor(driven.budget / 2));
@@ -189,7 +189,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           // The step's own events (its answer, its results, `loop.decided`) come after the
           // compile the loop caught up for: a summary or a handoff from here must see them.
           if (driven.handoff) await catchUp(store, continuity, history);
-          const pressure = stepPressure(review.usage, bundle, driven.info);
+          const pressure = stepPressure(review.usage, bundle, window);
           const { tokensUsed, ratio } = pressure;
           // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
           let chosen: SummarizerChoice | undefined;
@@ -249,9 +249,16 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             decision: review.decision,
             trigger: options.continuation.triggerThreshold,
             mayHandOff: driven.handoff,
+            contextTooLong: review.contextTooLong,
           });
           if (decided.kind === "none") return undefined;
-          return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
+          return handOffNow({
+            ...review,
+            tokensUsed,
+            ratio,
+            reason: decided.reason,
+            refused: review.contextTooLong,
+          });
         },
         async beforeStep(review) {
           const { bundle } = review;
@@ -261,13 +268,19 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             mayHandOff: driven.handoff,
           });
           if (decided.kind === "none") return undefined;
-          const { tokensUsed, ratio } = stepPressure(emptyUsage(), bundle, driven.info);
+          const { tokensUsed, ratio } = stepPressure(emptyUsage(), bundle, window);
           return handOffNow({ ...review, tokensUsed, ratio, reason: decided.reason });
         },
       };
 
       async function handOffNow(
-        review: PreStepReview & { tokensUsed: number; ratio: number; reason: string },
+        review: PreStepReview & {
+          tokensUsed: number;
+          ratio: number;
+          reason: string;
+          /** The provider refused the thread's context: it cannot go on as it is. */
+          refused?: boolean;
+        },
       ) {
         const { thread, history, bundle } = review;
         const before = handoffs.get(thread) ?? INITIAL_PRESSURE_STATE;
@@ -275,7 +288,9 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         const state = { attempt, retryAtStep: before.retryAtStep };
         handoffs.set(thread, state);
         const choice = options.summarizerFor(driven.directive);
-        const { ceiling, maxSummaryTokens } = budgets(choice);
+        const { ceiling, maxSummaryTokens } = review.refused
+          ? refusedBudgets(budgets(choice), bundle.parts)
+          : budgets(choice);
         const result = await handOff({
           store,
           continuity,
@@ -290,7 +305,11 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
           ceiling,
           attempt,
           maxAttempts: 3,
-          fits: review.tokensUsed < driven.budget && bundle.omitted === 0 && !bundle.overBudget,
+          fits:
+            !review.refused &&
+            review.tokensUsed < driven.budget &&
+            bundle.omitted === 0 &&
+            !bundle.overBudget,
           nextStep: review.nextStep,
           worker,
           cost,
@@ -328,6 +347,20 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
       return loop;
     },
   };
+}
+
+/**
+ * The seed budgets of a handoff the provider forced by refusing the context as too long: the
+ * window Spool measured against is larger than the server's, so the seed (summary and carried
+ * messages) gets at most half of what the refused request's conversation took, and its summary
+ * half of that.
+ */
+function refusedBudgets(
+  normal: { ceiling: number; maxSummaryTokens: number },
+  parts: { summaries: number; messages: number },
+): { ceiling: number; maxSummaryTokens: number } {
+  const ceiling = Math.min(normal.ceiling, Math.floor((parts.summaries + parts.messages) / 2));
+  return { ceiling, maxSummaryTokens: Math.min(normal.maxSummaryTokens, Math.floor(ceiling / 2)) };
 }
 
 function numberOr(value: unknown, fallback: number): number {

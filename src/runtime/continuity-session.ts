@@ -18,6 +18,7 @@ import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
+import { SessionWindows } from "./session-windows.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
 
@@ -87,6 +88,7 @@ export class ContinuitySession {
   #driver: ContinuityDriver | undefined;
   #feeds: SessionFeeds | undefined;
   #files: ThreadFiles | undefined;
+  #windows: SessionWindows | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(continuity: string, shared: RuntimeShared) {
@@ -110,6 +112,20 @@ export class ContinuitySession {
   get driver(): ContinuityDriver {
     this.#driver ??= createSessionDriver(this);
     return this.#driver;
+  }
+
+  /** The windows of the models its runs use, each described (and logged) at its first run. */
+  get windows(): SessionWindows {
+    const { options, catalogue } = this.shared;
+    this.#windows ??= new SessionWindows({
+      store: options.store,
+      continuity: this.continuity,
+      provider: options.provider,
+      catalogue,
+      ...(options.modelWindows ? { settings: options.modelWindows } : {}),
+      ...(options.observer ? { observer: options.observer } : {}),
+    });
+    return this.#windows;
   }
 
   /** The foreground agent's context feeds. */
@@ -213,10 +229,10 @@ export class ContinuitySession {
     })();
   }
 
-  #runThread(run: SessionRun): Promise<ThreadRunResult> {
+  async #runThread(run: SessionRun): Promise<ThreadRunResult> {
     const { options, catalogue, continuation } = this.shared;
     const { spec } = run;
-    const info = catalogue.lookup(spec.model);
+    const window = await this.windows.describe(spec.model, run.thread, run.signal);
     const files = this.files;
     return runThreadLoop({
       ...(files ? { files: (thread: string) => files.sinks(thread) } : {}),
@@ -241,6 +257,7 @@ export class ContinuitySession {
       executors: sessionExecutors(this, run.thread, spec, run.depth, run.signal),
       limits: spec.limits,
       catalogue,
+      window,
       estimator:
         run.estimator ?? this.estimator ?? options.estimator ?? createTokenEstimator({ catalogue }),
       nextStep: run.nextStep,
@@ -260,8 +277,8 @@ export class ContinuitySession {
               directive: spec.directive,
               model: spec.model,
               ...(spec.manifest !== undefined ? { agent: spec.manifest } : {}),
-              ...(info ? { info } : {}),
-              budget: inputBudget(catalogue, spec.model),
+              window: window.contextWindow,
+              budget: inputBudget(window),
               handoff: true,
             }),
             summaryTokens: continuation.summaryMaxTokens,

@@ -82,6 +82,7 @@ export type {
   RuntimeFeeds,
   StepFeeds,
 } from "./session-feeds.js";
+export type { ModelWindowSettings } from "./session-windows.js";
 export {
   type CompiledCursor,
   type StepRequest,

@@ -26,6 +26,27 @@ export interface Decision {
   error?: { code: string; message: string };
 }
 
+/**
+ * A step the provider refused as longer than the model's context window
+ * (`provider.context-too-long`) is taken again, in a continuation: the caller's continuity
+ * lifecycle hands the thread off after it. Not when the step before was refused so too (the
+ * continuation did not fit either): then the run fails with the provider's error. Undefined for
+ * any other step. Pure, as `decide` is.
+ */
+export function contextOverflowDecision(
+  decision: Decision,
+  outcome: AgentStepResult,
+  previousOverflowed: boolean,
+): Decision | undefined {
+  if (decision.decision !== "fail" || previousOverflowed) return undefined;
+  if (outcome.message.error?.code !== "provider.context-too-long") return undefined;
+  return {
+    decision: "retry",
+    reason:
+      "the provider answered that the request does not fit the model's context window: the thread hands off to a continuation",
+  };
+}
+
 /** What to do after a step. Pure: resume and replay take the same decision from the same step. */
 export function decide(outcome: AgentStepResult, signal?: AbortSignal): Decision {
   const { message, summary } = outcome;

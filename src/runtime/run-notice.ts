@@ -34,6 +34,8 @@ export type RunStatus =
  *   `spool run --continuity`), before it runs: its actor and text, so a chat can show the question
  *   its answer is for.
  * - `handoff`: the thread was continued in a new one (one quiet line in a chat).
+ * - `model-notice`: once per run and model, what the user should know of the model: its window
+ *   was assumed (with the config.yaml line that says it), or it is deprecated (one dim line).
  */
 export type RunNotice =
   | { type: "run-started"; continuity: string; thread: string; turn?: string; resumed: boolean }
@@ -55,6 +57,7 @@ export type RunNotice =
   | { type: "queued"; turn: string; position: number }
   | { type: "turn-received"; continuity: string; turn: string; actor: string; text: string }
   | { type: "handoff"; from: string; to: string; reason: string }
+  | { type: "model-notice"; model: string; text: string }
   | {
       type: "run-ended";
       thread: string;

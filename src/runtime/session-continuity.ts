@@ -5,7 +5,7 @@ import {
   textTokens,
 } from "../continuity/index.js";
 import { createHookEngine } from "../hooks/index.js";
-import type { ModelCatalogue } from "../providers/index.js";
+import type { ModelWindow } from "../providers/index.js";
 import { createTokenEstimator } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 import type { AgentSpec } from "./agent-runtime-types.js";
@@ -30,7 +30,7 @@ export interface DirectiveRun {
 
 /** The session's summary worker; its summarizers run as background threads (`runDirective`). */
 export function createSessionWorker(session: ContinuitySession): SummaryWorker {
-  const { options, catalogue } = session.shared;
+  const { options } = session.shared;
   return createSummaryWorker({
     store: options.store,
     continuity: session.continuity,
@@ -48,7 +48,7 @@ export function createSessionWorker(session: ContinuitySession): SummaryWorker {
     // What fits the summarizer's window beside its instructions (about 3 characters a token).
     maxTranscriptChars: (name) => {
       const spec = options.agents?.get(name);
-      const budget = inputBudget(catalogue, spec?.model ?? options.agent.model);
+      const budget = inputBudget(session.windows.known(spec?.model ?? options.agent.model));
       const instructions = spec ? spec.instructions.length : 4000;
       return Math.max(2000, (budget - 1024) * 3 - instructions);
     },
@@ -197,11 +197,10 @@ function summarizerLimits(
   };
 }
 
-/** Input tokens a request of `model` may use: its window minus the output it reserves. */
-export function inputBudget(catalogue: ModelCatalogue, model: string): number {
-  const info = catalogue.lookup(model);
-  const reserve = Math.min(info?.maxOutputTokens ?? 4096, 8192);
-  return Math.max(1024, (info?.contextWindow ?? 128_000) - reserve);
+/** Input tokens a request may use: the model's window minus the output it reserves. */
+export function inputBudget(window: ModelWindow): number {
+  const reserve = Math.min(window.maxOutputTokens, 8192);
+  return Math.max(1024, window.contextWindow - reserve);
 }
 
 /**

@@ -264,7 +264,7 @@ export const HANDOFF_PROVIDERS: readonly HandoffProvider[] = [
       ANTHROPIC_BASE_URL: server.url,
     }),
     answer: anthropicBody,
-    pressure: 190_000,
+    pressure: 950_000,
     summaryModel: "claude-haiku-4-5",
   },
   {
@@ -274,9 +274,9 @@ export const HANDOFF_PROVIDERS: readonly HandoffProvider[] = [
       OPENAI_API_KEY: FAKE_OPENAI_KEY,
       OPENAI_BASE_URL: `${server.url}/v1`,
     }),
-    answer: (text, tokens) => chatBody("gpt-4.1", text, tokens),
+    answer: (text, tokens) => chatBody("gpt-5.5", text, tokens),
     pressure: 1_000_000,
-    summaryModel: "gpt-4.1-mini",
+    summaryModel: "gpt-5-mini",
   },
   {
     continuity: "handoff-openai-responses",
@@ -285,9 +285,9 @@ export const HANDOFF_PROVIDERS: readonly HandoffProvider[] = [
       OPENAI_API_KEY: FAKE_OPENAI_KEY,
       OPENAI_BASE_URL: `${server.url}/v1`,
     }),
-    answer: (text, tokens) => responsesBody("gpt-4.1", text, tokens),
+    answer: (text, tokens) => responsesBody("gpt-5.5", text, tokens),
     pressure: 1_000_000,
-    summaryModel: "gpt-4.1-mini",
+    summaryModel: "gpt-5-mini",
   },
   {
     continuity: "handoff-compatible",

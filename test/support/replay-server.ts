@@ -40,7 +40,12 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** A loopback HTTP server that answers each request with the next scripted response. */
+/**
+ * A loopback HTTP server that answers each request with the next scripted response. The
+ * questions Spool asks a local server about a model's window (`GET …/models`, `POST /api/show`,
+ * `GET /props`) are answered 404 without taking a scripted answer and are not recorded, as a
+ * server that does not know them answers: scripted answers stay the model calls'.
+ */
 export interface ReplayServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
@@ -70,6 +75,11 @@ export async function startReplayServer(): Promise<ReplayServer> {
 
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
+    if (isWindowQuestion(req.method ?? "", req.url ?? "")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end('{"error":"not found"}');
+      return;
+    }
     requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
     const answer = queue.shift() ?? last ?? { status: 500, chunks: ["no response scripted"] };
     last = answer;
@@ -106,6 +116,15 @@ export async function startReplayServer(): Promise<ReplayServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A window-discovery request (`discoverModelWindow`), not a model call. */
+function isWindowQuestion(method: string, url: string): boolean {
+  const path = url.split("?")[0] ?? "";
+  return (
+    (method === "GET" && (/\/models$/.test(path) || path === "/props")) ||
+    (method === "POST" && path === "/api/show")
+  );
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

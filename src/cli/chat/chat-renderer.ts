@@ -306,6 +306,9 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
           pressure !== undefined ? `context ${Math.round(pressure * 100)}%` : notice.reason;
         return print(style.dim(`— continued in a new thread (${oneLine(why)}) —`));
       }
+      case "model-notice":
+        endBlock();
+        return print(style.dim(`note: ${oneLine(notice.text)}`));
       case "run-ended":
         return endRun(notice);
     }

@@ -5,6 +5,7 @@ import { ProviderError } from "../provider-error.js";
 import { createSdkProvider, type SdkAdapter, type TransportOptions } from "../sdk-provider.js";
 import { decodeAnthropicEvents } from "./anthropic-decode.js";
 import { toAnthropicParams } from "./anthropic-request.js";
+import { withSdkWarnings } from "./sdk-warnings.js";
 
 /** Options of `createAnthropicProvider`. */
 export interface AnthropicProviderOptions {
@@ -60,7 +61,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     async open(request, signal) {
       const params = toAnthropicParams(request, defaults);
       // Resolves once the response headers arrived; the body is read as the events are.
-      return client.messages.create({ ...params, stream: true }, { signal });
+      // The SDK's deprecation warning would print on every attempt: Spool says it once a run.
+      return withSdkWarnings(() => client.messages.create({ ...params, stream: true }, { signal }));
     },
     decode: (events) => decodeAnthropicEvents(events, { provider: name }),
   };

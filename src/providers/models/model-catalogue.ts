@@ -53,6 +53,13 @@ export interface ModelInfo {
   openWeights?: boolean;
   /** Other ids that name it exactly (provider aliases, Groq ids, Ollama tags), lowercase. */
   aliases?: string[];
+  /**
+   * The day (`YYYY-MM-DD`) its maker retires it, when it is deprecated: calls fail from then on.
+   * `deprecationNotice` turns it into the one line a run shows.
+   */
+  retires?: string;
+  /** The model its maker recommends instead, when it is deprecated. */
+  replacement?: string;
 }
 
 /** A change to a built-in model, or a whole new model: what `models.<id>` holds in configuration. */
@@ -102,6 +109,8 @@ const overrideSchema = z.strictObject({
   reasoning: z.boolean().optional(),
   openWeights: z.boolean().optional(),
   aliases: z.array(z.string().trim().min(1)).optional(),
+  retires: z.iso.date().optional(),
+  replacement: z.string().trim().min(1).optional(),
 });
 const overridesSchema = z.record(z.string().trim().min(1), overrideSchema);
 

@@ -1,12 +1,13 @@
 import type { ModelInfo } from "./model-catalogue.js";
 
 /*
- * Published figures as of early 2026, in USD per million tokens. Prices change (and open-weight
- * models cost what their host charges): configuration overrides any field of any entry
- * (`models.<id>` in the configuration, `createModelCatalogue(overrides)` in code). Sources: the
- * providers' pricing and model pages (Anthropic models overview, OpenAI API pricing, Google Gemini
- * pricing, DeepSeek models & pricing, Mistral pricing, Moonshot platform); open-weight models use
- * Groq's list prices where Groq serves them, otherwise a typical hosted price.
+ * Published figures in USD per million tokens. Prices change (and open-weight models cost what
+ * their host charges): `model_info:` in config.yaml overrides a model's window, output limit and
+ * prices, and `createModelCatalogue(overrides)` any field in code. Each group below names where
+ * its figures were read and when; figures not re-read on 2026-11-26 are as of early 2026, from
+ * the providers' pricing and model pages (Google Gemini pricing, DeepSeek models & pricing,
+ * Mistral pricing, Moonshot platform); open-weight models use Groq's list prices where Groq
+ * serves them, otherwise a typical hosted price.
  */
 
 type Entry = ModelInfo;
@@ -24,7 +25,7 @@ const claude = (
   format: "anthropic",
   contextWindow,
   maxOutputTokens,
-  // Anthropic: cache reads cost 10% of input, 5-minute cache writes 125%.
+  // Anthropic: cache reads cost 10% of input, 5-minute cache writes 125% (the models' pages).
   pricing: {
     inputPerMTok: input,
     outputPerMTok: output,
@@ -90,25 +91,68 @@ const RESPONSES_ONLY = { format: "openai-responses", reasoning: true } as const;
 
 /** The built-in model table. Ids are lowercase; dated snapshots resolve to these by matching. */
 export const BUILT_IN_MODELS: readonly ModelInfo[] = [
-  // Anthropic. Opus/Sonnet 4.6 have 1M windows; the 4.5-and-older Sonnets offer 1M only in beta
+  // Anthropic, read 2026-11-26 from platform.claude.com/docs/en/models/<model>/overview (the
+  // "current lineup" table: Fable 5.1, Opus 5.5, Sonnet 5.5, Haiku 4.5) and
+  // platform.claude.com/docs/en/about-claude/model-deprecations (retirement dates). Every 5.x
+  // model and Opus/Sonnet 4.6 have a 1M window; Sonnet 4.5 and older offered 1M only in beta
   // (a header and long-context prices), so 200K is listed.
+  claude("claude-fable-5-1", 1_000_000, 128_000, 10, 50, REASONING),
+  // Opus 5.5's cache reads cost $0.20, not a tenth of its input price.
+  claude("claude-opus-5-5", 1_000_000, 128_000, 4, 20, {
+    ...REASONING,
+    pricing: { inputPerMTok: 4, outputPerMTok: 20, cacheReadPerMTok: 0.2, cacheWritePerMTok: 5 },
+  }),
+  claude("claude-sonnet-5-5", 1_000_000, 128_000, 2, 10, REASONING),
+  claude("claude-opus-5", 1_000_000, 128_000, 5, 25, REASONING),
+  claude("claude-sonnet-5", 1_000_000, 128_000, 2, 10, REASONING),
+  claude("claude-opus-4-8", 1_000_000, 128_000, 5, 25, REASONING),
+  claude("claude-opus-4-7", 1_000_000, 128_000, 5, 25, REASONING),
   claude("claude-opus-4-6", 1_000_000, 128_000, 5, 25, REASONING),
   claude("claude-sonnet-4-6", 1_000_000, 64_000, 3, 15, REASONING),
   claude("claude-opus-4-5", 200_000, 64_000, 5, 25, REASONING),
-  claude("claude-sonnet-4-5", 200_000, 64_000, 3, 15, REASONING),
+  // Deprecated; Anthropic retires it on 2026-11-30 (model deprecations page).
+  claude("claude-sonnet-4-5", 200_000, 64_000, 3, 15, {
+    ...REASONING,
+    retires: "2026-11-30",
+    replacement: "claude-sonnet-5-5",
+  }),
   claude("claude-haiku-4-5", 200_000, 64_000, 1, 5, REASONING),
-  claude("claude-opus-4-1", 200_000, 32_000, 15, 75, REASONING),
-  claude("claude-opus-4", 200_000, 32_000, 15, 75, { ...REASONING, aliases: ["claude-opus-4-0"] }),
+  // Retired: kept so that logs naming them still price and replay; a run on them is told.
+  claude("claude-opus-4-1", 200_000, 32_000, 15, 75, {
+    ...REASONING,
+    retires: "2026-08-05",
+    replacement: "claude-opus-5-5",
+  }),
+  claude("claude-opus-4", 200_000, 32_000, 15, 75, {
+    ...REASONING,
+    aliases: ["claude-opus-4-0"],
+    retires: "2026-06-15",
+    replacement: "claude-opus-5-5",
+  }),
   claude("claude-sonnet-4", 200_000, 64_000, 3, 15, {
     ...REASONING,
     aliases: ["claude-sonnet-4-0"],
+    retires: "2026-06-15",
+    replacement: "claude-sonnet-5-5",
   }),
-  claude("claude-3-7-sonnet", 200_000, 64_000, 3, 15, REASONING),
-  claude("claude-3-5-sonnet", 200_000, 8_192, 3, 15),
+  claude("claude-3-7-sonnet", 200_000, 64_000, 3, 15, {
+    ...REASONING,
+    retires: "2026-02-19",
+    replacement: "claude-sonnet-5-5",
+  }),
+  claude("claude-3-5-sonnet", 200_000, 8_192, 3, 15, {
+    retires: "2025-10-28",
+    replacement: "claude-sonnet-5-5",
+  }),
   claude("claude-3-5-haiku", 200_000, 8_192, 0.8, 4),
   claude("claude-3-haiku", 200_000, 4_096, 0.25, 1.25),
 
   // OpenAI. Reached through Chat Completions unless only the Responses API serves the model.
+  // GPT-5.5 read 2026-11-26 from developers.openai.com/api/docs/models/gpt-5.5 and the pricing
+  // page (1,050,000-token window, 128K output, cached input at a tenth of input); the others as
+  // of early 2026 from OpenAI's API pricing and model pages.
+  openai("gpt-5.5", 1_050_000, 128_000, 5, 30, 0.5, REASONING),
+  openai("gpt-5.5-pro", 1_050_000, 128_000, 30, 180, 3, RESPONSES_ONLY),
   openai("gpt-5.2", 400_000, 128_000, 1.75, 14, 0.175, REASONING),
   openai("gpt-5.1", 400_000, 128_000, 1.25, 10, 0.125, REASONING),
   openai("gpt-5", 400_000, 128_000, 1.25, 10, 0.125, REASONING),

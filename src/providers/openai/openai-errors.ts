@@ -1,5 +1,9 @@
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import { classifyProviderError } from "../classify-error.js";
+import {
+  CONTEXT_TOO_LONG_ADVICE,
+  classifyProviderError,
+  isContextTooLong,
+} from "../classify-error.js";
 import type { ProviderErrorCode, ProviderErrorInfo } from "../provider-error.js";
 import { redactKeys } from "../redact-keys.js";
 
@@ -46,6 +50,9 @@ function meaningOf(
   message: string,
 ): CodeMeaning | undefined {
   if (code !== undefined && Object.hasOwn(MEANINGS, code)) return MEANINGS[code];
+  if (isContextTooLong(code, message)) {
+    return { code: "provider.context-too-long", retryable: false, advice: CONTEXT_TOO_LONG_ADVICE };
+  }
   if (param === "previous_response_id" && /not found|expired|does not exist/i.test(message)) {
     return MEANINGS.previous_response_not_found;
   }

@@ -5,6 +5,7 @@ import { createSdkProvider, type TransportOptions } from "../sdk-provider.js";
 import { boundedReadFetch } from "./bounded-reads.js";
 import { decodeChatStream } from "./chat-decode.js";
 import { toChatRequest } from "./chat-request.js";
+import { wrappedErrorFetch } from "./error-bodies.js";
 import {
   NO_KEY_PLACEHOLDER,
   type OpenAIFlavourName,
@@ -103,7 +104,7 @@ function openAIClient(
     apiKey,
     baseURL: resolveBaseURL(flavour, options.baseURL),
     maxRetries: 0,
-    fetch: boundedReadFetch(options.fetch ?? globalThis.fetch),
+    fetch: boundedReadFetch(wrappedErrorFetch(options.fetch ?? globalThis.fetch)),
     ...(options.headers ? { defaultHeaders: options.headers } : {}),
   });
   return { client, secrets: apiKey === NO_KEY_PLACEHOLDER ? [] : [apiKey] };

@@ -26,6 +26,11 @@ export interface ScriptedProviderOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Retry and idle-timeout settings, as for the real providers. */
   transport?: TransportOptions;
+  /**
+   * The context window it says it has when asked (`describeModel`), as a server would; absent,
+   * it is not asked and a run measures against what the catalogue knows of its model.
+   */
+  contextWindow?: number;
 }
 
 /** A scripted provider plus what a test may want to know about it. */
@@ -100,7 +105,17 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
     },
     { maxAttempts: 4, ...options.transport },
   );
-  return { ...provider, requests, remaining: () => Math.max(0, turns.length - next) };
+  const { contextWindow } = options;
+  return {
+    ...provider,
+    requests,
+    remaining: () => Math.max(0, turns.length - next),
+    ...(contextWindow !== undefined
+      ? {
+          describeModel: async () => ({ contextWindow, detail: "the scripted provider's own" }),
+        }
+      : {}),
+  };
 }
 
 /** Spaces parts out in time (the first content part after `firstTokenMs`, later ones after `tokenMs`). */

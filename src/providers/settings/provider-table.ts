@@ -54,7 +54,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>>
     keyRequired: true,
     baseURLEnv: "ANTHROPIC_BASE_URL",
     defaultBaseURL: "https://api.anthropic.com",
-    defaultModel: "claude-sonnet-4-5",
+    defaultModel: "claude-sonnet-5-5",
   },
   openai: {
     format: "openai-chat",
@@ -63,7 +63,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>>
     keyRequired: true,
     baseURLEnv: "OPENAI_BASE_URL",
     defaultBaseURL: "https://api.openai.com/v1",
-    defaultModel: "gpt-4.1",
+    defaultModel: "gpt-5.5",
   },
   "openai-responses": {
     format: "openai-responses",
@@ -72,7 +72,7 @@ export const PROVIDER_DEFAULTS: Readonly<Record<ProviderName, ProviderDefaults>>
     keyRequired: true,
     baseURLEnv: "OPENAI_BASE_URL",
     defaultBaseURL: "https://api.openai.com/v1",
-    defaultModel: "gpt-5",
+    defaultModel: "gpt-5.5",
   },
   ollama: fromFlavour("ollama"),
   vllm: fromFlavour("vllm"),

@@ -30,6 +30,21 @@ export const runEvents = {
       next_step: z.number().int().nonnegative(),
     }),
   }),
+  "model.described": defineEvent({
+    description:
+      "The context window and output limit a run's model is measured against, and where they came from (once per model per runtime, before its first run).",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      model: z.string().min(1).max(200),
+      context_window: z.number().int().positive(),
+      max_output_tokens: z.number().int().positive(),
+      /** env (SPOOL_CONTEXT_WINDOW), config (model_info), server, catalogue or default (assumed). */
+      source: z.enum(["env", "config", "server", "catalogue", "default"]),
+      /** What the source was: the server's route and field, the config key, … */
+      detail: z.string().max(500),
+    }),
+  }),
   "run.completed": defineEvent({
     description:
       "A run ended: completed with a final response, failed, cancelled, or stopped by a limit.",
