@@ -59,7 +59,7 @@ describe("the catalogue's current models", () => {
       cacheWritePerMTok: 5,
     });
     expect(catalogue.lookup("gpt-5.5")).toMatchObject({
-      contextWindow: 1_050_000,
+      contextWindow: 1_000_000,
       pricing: { inputPerMTok: 5, outputPerMTok: 30, cacheReadPerMTok: 0.5 },
     });
   });

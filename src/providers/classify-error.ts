@@ -61,7 +61,7 @@ export function classifyProviderError(error: unknown, context: ClassifyContext):
   info.message =
     code === "provider.connection" && context.baseURL
       ? connectionMessage(error, context.provider, context.baseURL, context.checkURL)
-      : `${where}: ${oneLine(text)}${advice ? `. ${advice}` : ""}`;
+      : `${where}: ${withAdvice(oneLine(text), advice)}`;
   return scrub(info, context);
 }
 
@@ -275,6 +275,12 @@ function header(headers: unknown, name: string): string | undefined {
 
 function scrub(info: ProviderErrorInfo, context: ClassifyContext): ProviderErrorInfo {
   return { ...info, message: redactKeys(info.message, context.secrets) };
+}
+
+/** `text`, then `advice` as a sentence of its own (no doubled full stop). */
+function withAdvice(text: string, advice: string | undefined): string {
+  if (!advice) return text;
+  return `${text}${/[.!?]$/.test(text) ? "" : "."} ${advice}`;
 }
 
 function oneLine(text: string): string {

@@ -148,11 +148,15 @@ export const BUILT_IN_MODELS: readonly ModelInfo[] = [
   claude("claude-3-haiku", 200_000, 4_096, 0.25, 1.25),
 
   // OpenAI. Reached through Chat Completions unless only the Responses API serves the model.
-  // GPT-5.5 read 2026-11-26 from developers.openai.com/api/docs/models/gpt-5.5 and the pricing
-  // page (1,050,000-token window, 128K output, cached input at a tenth of input); the others as
-  // of early 2026 from OpenAI's API pricing and model pages.
-  openai("gpt-5.5", 1_050_000, 128_000, 5, 30, 0.5, REASONING),
-  openai("gpt-5.5-pro", 1_050_000, 128_000, 30, 180, 3, RESPONSES_ONLY),
+  // GPT-5.5 and GPT-5.5 Pro: OpenAI's own pages could not be read here; the figures are those
+  // two resellers list as of 2026-11-26 (docs.venice.ai/models/gpt-5-5: 1M window, 128K output,
+  // $5 / $30 per 1M; vercel.com/ai-gateway/models/openai/gpt-5.5: the same window and prices, but
+  // 272K output), with the smaller output limit taken and cached input at a tenth of input, as
+  // for earlier GPT-5 models. Check them against OpenAI's model page and correct them here (or
+  // override them in config.yaml `model_info:`). The others as of early 2026 from OpenAI's API
+  // pricing and model pages.
+  openai("gpt-5.5", 1_000_000, 128_000, 5, 30, 0.5, REASONING),
+  openai("gpt-5.5-pro", 1_000_000, 128_000, 30, 180, 3, RESPONSES_ONLY),
   openai("gpt-5.2", 400_000, 128_000, 1.75, 14, 0.175, REASONING),
   openai("gpt-5.1", 400_000, 128_000, 1.25, 10, 0.125, REASONING),
   openai("gpt-5", 400_000, 128_000, 1.25, 10, 0.125, REASONING),
