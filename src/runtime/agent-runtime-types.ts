@@ -13,7 +13,7 @@ import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
-import type { ThreadRunResult } from "./agent-loop.js";
+import type { ThreadRunResult } from "./agent-loop-types.js";
 import type { LeaseOptions } from "./continuity-lease.js";
 import type { ContinuityState } from "./continuity-state.js";
 import type { PermissionCheck } from "./gated-executor.js";

@@ -21,7 +21,8 @@ import { emptyUsage, MODEL_RETRY, modelRetryDelay } from "../providers/index.js"
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
-import { catchUp, type LoopContinuity, type PreStepReview, type StepReview } from "./agent-loop.js";
+import { catchUp } from "./agent-loop.js";
+import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop-types.js";
 import { createHookDispatcher, type HookDispatcherOptions } from "./hook-dispatch.js";
 import type { ThreadHistory } from "./thread-history.js";
 

@@ -8,7 +8,8 @@ import {
 } from "../providers/index.js";
 import { StoreError } from "../spec/index.js";
 import { ThreadFiles } from "../transcript/index.js";
-import { runThreadLoop, type ThreadRunResult } from "./agent-loop.js";
+import { runThreadLoop } from "./agent-loop.js";
+import type { ThreadRunResult } from "./agent-loop-types.js";
 import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
 import type { ContinuityDriver } from "./continuity-driver.js";

@@ -18,12 +18,8 @@ export {
   type TurnRefusal,
   turnRefusal,
 } from "./actor-access.js";
-export {
-  catchUp,
-  runThreadLoop,
-  type ThreadRunOptions,
-  type ThreadRunResult,
-} from "./agent-loop.js";
+export { catchUp, runThreadLoop } from "./agent-loop.js";
+export type { ThreadRunOptions, ThreadRunResult } from "./agent-loop-types.js";
 export {
   type AgentRuntime,
   type AgentRuntimeOptions,

@@ -1,5 +1,5 @@
 import type { EventStore } from "../log/index.js";
-import type { ThreadRunResult } from "./agent-loop.js";
+import type { ThreadRunResult } from "./agent-loop-types.js";
 import type { ContinuityDriver } from "./continuity-driver.js";
 import type { ThreadState } from "./continuity-state.js";
 

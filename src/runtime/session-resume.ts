@@ -1,5 +1,5 @@
 import { emptyUsage, toUsageData } from "../providers/index.js";
-import type { ThreadRunResult } from "./agent-loop.js";
+import type { ThreadRunResult } from "./agent-loop-types.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { recoverRun } from "./recovery.js";
 import { closeInterruptedChild, startRecovery } from "./recovery-start.js";
