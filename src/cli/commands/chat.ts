@@ -40,7 +40,9 @@ on its own, recovering a run it left unfinished. A turn another process queues f
 shows as "› who: text" above the prompt, and its answer streams there too.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
-/pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
+/pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these. Any
+other /word is answered "unknown command" (with the nearest known one) and is not sent to the
+model; start a turn with // to send it with a leading / (a path such as /usr/bin is sent as is).
 
 The provider comes from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL
 (Ollama, vLLM, llama.cpp), or SPOOL_PROVIDER/SPOOL_MODEL/SPOOL_API_KEY/SPOOL_BASE_URL. With none
@@ -145,8 +147,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       if (text.trim() === "") continue;
       if (!input.interactive) renderer.userEcho(text);
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
-      if (await runSlashCommand(text, slash)) continue;
-      const turn = { text, actor, origin: "cli" };
+      const line = await runSlashCommand(text, slash);
+      if (line.handled) continue;
+      const turn = { text: line.text, actor, origin: "cli" };
       input.setBusy(true);
       try {
         if (lead.following && !(await lead.lead())) await lead.queue(turn);
