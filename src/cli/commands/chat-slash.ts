@@ -1,7 +1,7 @@
 import type { EventStore } from "../../log/index.js";
 import { describeError } from "../../spec/index.js";
 import { oneLine, truncate } from "../format.js";
-import { suggestCommand } from "../usage.js";
+import { suggestCommand } from "../suggest.js";
 import { appendPin, MAX_PIN_CHARS, pinsInForce, removePin } from "./pins.js";
 
 /** Where a slash command's answer goes: the chat renderer's quiet and error lines. */
