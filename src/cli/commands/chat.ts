@@ -30,7 +30,8 @@ shows live with a spinner then ✓/✗ and its duration, responses stream with m
 and every step shows its tokens, spend and context pressure. The chat continues the same
 continuity across restarts (the most recent chat in the store), and first finishes any run a
 crash interrupted. On start it shows the last exchanges of the chat, as one conversation across
-the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
+the threads it was handed off to, the way they showed live: your turns as "you › text" (a long
+one folded), responses rendered as markdown. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
 an empty prompt) exits.
 
 While another process runs the same continuity (another chat, a run), this chat follows it
@@ -184,6 +185,7 @@ async function recap(
     style: ctx.style,
     width: ctx.width,
     detail: "messages",
+    you: defaultActor(ctx),
     write: (chunk) => void output.write(chunk),
   });
   for await (const event of store.read({ continuity, after })) view.push(event);
