@@ -26,7 +26,8 @@ export const CHAT_USAGE: CommandHelp = {
   text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME]
 
 An interactive chat with an agent on the continuity log: thoughts stream dimmed, each action
-shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered,
+shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered
+(words wrap at the terminal's width),
 and every step shows its tokens, spend and context pressure. The chat continues the same
 continuity across restarts (the most recent chat in the store), and first finishes any run a
 crash interrupted. On start it shows the last exchanges of the chat, as one conversation across
