@@ -23,7 +23,7 @@ export function createWordWrap(width: number, write: (text: string) => void): Wo
   let word = "";
   let wordWidth = 0;
   let spaces = 0;
-  let escape = false;
+  let inEscape = false;
 
   const flush = () => {
     if (wordWidth === 0 && word === "") return;
@@ -46,17 +46,17 @@ export function createWordWrap(width: number, write: (text: string) => void): Wo
       word = "";
       wordWidth = 0;
       spaces = 0;
-      escape = false;
+      inEscape = false;
     },
     write(text) {
       for (const char of text) {
-        if (escape) {
+        if (inEscape) {
           word += char;
-          if (/[A-Za-z]/.test(char)) escape = false;
+          if (/[A-Za-z]/.test(char)) inEscape = false;
         } else if (char === "\x1b") {
           word += char;
-          escape = true;
-        } else if (char === " " && !escape) {
+          inEscape = true;
+        } else if (char === " ") {
           if (wordWidth > 0) flush();
           else if (word !== "") {
             // Escape codes alone (a colour opening before a space): keep them with the spaces.
