@@ -8,11 +8,11 @@ import { block, collectOutput, manualTimers, stripCursor } from "./support/chat-
 const TTY_ENV = { TERM: "xterm-256color" };
 
 /** Markdown rendered by a stream fed `chunks` in order. */
-function render(chunks: readonly string[], color = true): string {
+function render(chunks: readonly string[], color = true, width = 40): string {
   let out = "";
   const stream = createMarkdownStream({
     style: createStyle(color),
-    width: 40,
+    width,
     write: (text) => {
       out += text;
     },
@@ -60,14 +60,18 @@ describe("markdown rendering", () => {
 
   it("renders bold, italic, both, inline code and links", () => {
     expect(
-      render(["Say **loud**, *soft*, _soft_, ***both***, `x = 1` and [docs](https://a.b/c)."]),
+      render(
+        ["Say **loud**, *soft*, _soft_, ***both***, `x = 1` and [docs](https://a.b/c)."],
+        true,
+        200,
+      ),
     ).toBe(
       `Say ${bold("loud")}, ${italic("soft")}, ${italic("soft")}, ${bold(italic("both"))}, ${cyan("x = 1")} and docs ${dim("(https://a.b/c)")}.\n`,
     );
   });
 
   it("leaves markers that do not open or close as written", () => {
-    expect(render(["2 * 3 = 6, snake_case_name, a ** b, [x] (y), `open, *open"])).toBe(
+    expect(render(["2 * 3 = 6, snake_case_name, a ** b, [x] (y), `open, *open"], true, 200)).toBe(
       "2 * 3 = 6, snake_case_name, a ** b, [x] (y), `open, *open\n",
     );
   });
@@ -114,7 +118,24 @@ describe("markdown rendering", () => {
     );
   });
 
-  it("streams a paragraph before its line ends, holding back only an unclosed marker", () => {
+  it("wraps paragraphs and list items at word boundaries, never code", () => {
+    const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa";
+    expect(render([words], false, 21)).toBe(
+      "alpha beta gamma\ndelta epsilon zeta\neta theta iota kappa\n",
+    );
+    expect(render([`- ${words}`], false, 21)).toBe(
+      "• alpha beta gamma\n  delta epsilon zeta\n  eta theta iota\n  kappa\n",
+    );
+    expect(render([`Say **${words}**`], true, 21)).toBe(
+      `Say ${ESC}1malpha beta gamma\ndelta epsilon zeta\neta theta iota kappa${ESC}22m\n`,
+    );
+    expect(render([`\`\`\`\n${words}\n\`\`\``], false, 21)).toBe(`┌─\n│ ${words}\n└─\n`);
+    expect(render(["a-very-long-word-that-cannot-fit-anywhere here"], false, 21)).toBe(
+      "a-very-long-word-that-cannot-fit-anywhere\nhere\n",
+    );
+  });
+
+  it("streams a paragraph before its line ends, holding back only an unclosed marker and the last word", () => {
     const writes: string[] = [];
     const stream = createMarkdownStream({
       style: createStyle(true),
@@ -122,11 +143,11 @@ describe("markdown rendering", () => {
       write: (text) => writes.push(text),
     });
     stream.push("Hello wor");
-    expect(writes.join("")).toBe("Hello wor");
+    expect(writes.join("")).toBe("Hello");
     stream.push("ld **bo");
-    expect(writes.join("")).toBe("Hello world ");
+    expect(writes.join("")).toBe("Hello world");
     stream.push("ld** done");
-    expect(writes.join("")).toBe(`Hello world ${bold("bold")} done`);
+    expect(writes.join("")).toBe(`Hello world ${bold("bold")}`);
     stream.push("\n# Head");
     expect(writes.join("")).toBe(`Hello world ${bold("bold")} done\n`);
     stream.end();

@@ -186,7 +186,8 @@ describe("chat renderer: actions", () => {
     expect(screen()).toEqual(["Line one", "* tool slow"]);
     feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "wo\n" }));
     expect(screen()).toEqual(["Line one", "Line two", "* tool slow"]);
-    feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "partial" }));
+    // The word being written ("line") waits for the space after it: it may still need wrapping.
+    feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "partial line" }));
     feed(succeeded("s1", "a", 3000));
     expect(screen()).toEqual(["Line one", "Line two", "partial", "✓ slow 3.0 s"]);
     feed(ended("completed"));

@@ -90,14 +90,22 @@ describe("spool pin, unpin and pins", () => {
         error: (line: string) => lines.push(`! ${line}`),
       },
     };
-    expect(await runSlashCommand("/pin the gate sticks", slash)).toBe(true);
-    expect(await runSlashCommand("/pin-rule  be brief ", slash)).toBe(true);
-    expect(await runSlashCommand("/pins", slash)).toBe(true);
-    expect(await runSlashCommand(`/unpin ${pinId("the gate sticks")}`, slash)).toBe(true);
-    expect(await runSlashCommand("/unpin pin-0000", slash)).toBe(true);
-    expect(await runSlashCommand("/pin", slash)).toBe(true);
-    expect(await runSlashCommand("/usr/bin is where?", slash)).toBe(false);
-    expect(await runSlashCommand("what about /pins", slash)).toBe(false);
+    expect(await runSlashCommand("/pin the gate sticks", slash)).toEqual({ handled: true });
+    expect(await runSlashCommand("/pin-rule  be brief ", slash)).toEqual({ handled: true });
+    expect(await runSlashCommand("/pins", slash)).toEqual({ handled: true });
+    expect(await runSlashCommand(`/unpin ${pinId("the gate sticks")}`, slash)).toEqual({
+      handled: true,
+    });
+    expect(await runSlashCommand("/unpin pin-0000", slash)).toEqual({ handled: true });
+    expect(await runSlashCommand("/pin", slash)).toEqual({ handled: true });
+    expect(await runSlashCommand("/usr/bin is where?", slash)).toEqual({
+      handled: false,
+      text: "/usr/bin is where?",
+    });
+    expect(await runSlashCommand("what about /pins", slash)).toEqual({
+      handled: false,
+      text: "what about /pins",
+    });
     expect(lines).toEqual([
       `pinned fact ${pinId("the gate sticks")} — /unpin ${pinId("the gate sticks")} removes it`,
       `pinned rule ${pinId("be brief")} — /unpin ${pinId("be brief")} removes it`,

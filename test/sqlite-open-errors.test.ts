@@ -119,7 +119,7 @@ describe("opening a SQLite store that is not what it should be", () => {
       })(),
     );
     expect(error).toBeInstanceOf(StoreError);
-    expect(["store.not-a-database", "store.io"]).toContain((error as StoreError).code);
+    expect(["store.damaged", "store.io"]).toContain((error as StoreError).code);
     expect((error as StoreError).message).toMatch(/backup|--db/);
   });
 

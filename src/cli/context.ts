@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
+  checkSqliteLocation,
   type EventStore,
   openEventStore,
   resolveStoreLocation,
@@ -180,13 +181,18 @@ export interface StoreTarget {
   exists: boolean;
 }
 
-/** Resolves `--db` (then `SPOOL_DB`, then `./.spool/`). Throws `ConfigError` for a bad location. */
+/**
+ * Resolves `--db` (then `SPOOL_DB`, then `./.spool/`). Throws `ConfigError` for a bad location,
+ * and `StoreError` for a SQLite path that cannot be a store (a file where a folder must be, a file
+ * that is not SQLite), so commands that only read refuse it too instead of finding no store.
+ */
 export function locateStore(ctx: CommandContext, db: string | undefined): StoreTarget {
   const location = resolveStoreLocation({ db, cwd: ctx.io.cwd, env: ctx.io.env });
   if (location.kind === "postgres") {
     return { db, kind: "postgres", display: redactSecrets(location.target), exists: true };
   }
   const { file } = sqlitePaths(location.target);
+  checkSqliteLocation(file);
   return { db, kind: "sqlite", display: file, exists: existsSync(file) };
 }
 

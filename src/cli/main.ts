@@ -22,7 +22,8 @@ import { turnAdd } from "./commands/turn-add.js";
 import { verifyCommand } from "./commands/verify.js";
 import { type CliIo, type CommandContext, createContext, UsageError } from "./context.js";
 import { redactSecrets } from "./redact.js";
-import { suggestCommand, USAGE } from "./usage.js";
+import { suggestCommand } from "./suggest.js";
+import { USAGE } from "./usage.js";
 
 export type { CliIo } from "./context.js";
 export type { CliOutput } from "./format.js";

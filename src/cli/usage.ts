@@ -287,8 +287,3 @@ Examples:
 
 /** Every command name, for "did you mean" suggestions. */
 export const COMMAND_NAMES = Object.keys(USAGE).filter((name) => name !== "");
-
-/** The closest command name to `input`, if one is close enough to be a likely typo. */
-export function suggestCommand(input: string, candidates: readonly string[]): string | undefined {
-  return nearestName(input, candidates, false);
-}

@@ -33,4 +33,11 @@ export {
   type SqliteBackendOptions,
   sqlitePaths,
 } from "./sqlite/sqlite-backend.js";
-export { type ChainMismatch, type ChainReport, verifyChain } from "./verify-chain.js";
+export { checkSqliteLocation } from "./sqlite/sqlite-open.js";
+export {
+  type ChainDamage,
+  type ChainMismatch,
+  type ChainReport,
+  damageOf,
+  verifyChain,
+} from "./verify-chain.js";

@@ -69,6 +69,8 @@ export type StoreErrorCode =
   | "store.busy"
   | "store.io"
   | "store.bad-location"
+  | "store.read-only"
+  | "store.damaged"
   | "store.lease-lost"
   | "store.bad-lease"
   | "artifact.not-found"

@@ -1,6 +1,15 @@
 import type { Style } from "../format.js";
 import { nextInlineToken, renderInline } from "./markdown-inline.js";
-import { sanitizeText } from "./terminal-text.js";
+import { displayWidth, sanitizeText } from "./terminal-text.js";
+import { createWordWrap } from "./word-wrap.js";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches SGR colour codes
+const SGR = /\x1b\[[0-9;]*m/g;
+
+/** `text` without its colour codes, to measure it. */
+function stripStyle(text: string): string {
+  return text.replace(SGR, "");
+}
 
 /** Options of `createMarkdownStream`. */
 export interface MarkdownStreamOptions {
@@ -34,9 +43,13 @@ type Block =
  * dimmed). Runs of blank lines show as one; blank lines before the first and after the last
  * line are dropped; control characters in the text are removed.
  *
+ * Paragraphs, list items and quotes wrap at word boundaries within `width` (a continuation line
+ * is indented under the item's text); code lines in a fence are not wrapped.
+ *
  * Contract: the output is byte-for-byte the same for any chunking of the same text. Only the
  * current incomplete line is held back, and of a paragraph, list item or quote only the part
- * from an unclosed inline marker on: the rest of the line streams as it arrives. Headings, rules
+ * from an unclosed inline marker on, and the word being written (until the space after it): the
+ * rest of the line streams as it arrives. Headings, rules
  * and code lines show once their line is complete. It never throws on any text.
  */
 export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownStream {
@@ -49,6 +62,8 @@ export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownSt
   let fence: { marker: string } | undefined;
   let started = false;
   let blankPending = false;
+  // Text lines wrap at word boundaries within the width (code lines in a fence do not).
+  const wrap = createWordWrap(Math.max(20, options.width - 1), write);
 
   const begin = () => {
     if (blankPending) write("\n");
@@ -61,6 +76,8 @@ export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownSt
     if (!opened) {
       begin();
       write(block.prefix);
+      const used = displayWidth(stripStyle(block.prefix));
+      wrap.start(used, " ".repeat(used));
       emitted = block.content;
       opened = true;
     }
@@ -71,7 +88,8 @@ export function createMarkdownStream(options: MarkdownStreamOptions): MarkdownSt
       out += token.text;
       emitted = token.end;
     }
-    write(complete ? `${out}\n` : out);
+    wrap.write(out);
+    if (complete) wrap.endLine();
   };
 
   const completeLine = () => {

@@ -1,6 +1,7 @@
 import type { EventStore } from "../../log/index.js";
 import { describeError } from "../../spec/index.js";
 import { oneLine, truncate } from "../format.js";
+import { suggestCommand } from "../suggest.js";
 import { appendPin, MAX_PIN_CHARS, pinsInForce, removePin } from "./pins.js";
 
 /** Where a slash command's answer goes: the chat renderer's quiet and error lines. */
@@ -20,35 +21,72 @@ export interface SlashContext {
   width: number;
 }
 
-/** The slash commands of `spool chat`, as `/help` lists them. */
-export const SLASH_HELP = [
-  "/pin <text>        pin a fact into every later context (survives handoffs)",
-  "/pin-rule <text>   pin a rule the agent must follow",
-  "/pins              list what is pinned",
-  "/unpin <id>        remove a pin",
-  "/help              this list",
+/** The slash commands of `spool chat`, with what `/help` says of each. */
+const COMMANDS: readonly (readonly [name: string, args: string, does: string])[] = [
+  ["/pin", "<text>", "pin a fact into every later context (survives handoffs)"],
+  ["/pin-rule", "<text>", "pin a rule the agent must follow"],
+  ["/pins", "", "list what is pinned"],
+  ["/unpin", "<id>", "remove a pin"],
+  ["/help", "", "this list"],
 ];
 
-const NAMES = new Set(["/pin", "/pin-rule", "/pins", "/unpin", "/help"]);
+/** The slash commands of `spool chat`, as `/help` lists them (then how to send a leading `/`). */
+export const SLASH_HELP = [
+  ...COMMANDS.map(([name, args, does]) => `${`${name} ${args}`.padEnd(19)}${does}`),
+  "//text             send a turn that starts with /text (an unknown /command is not sent)",
+];
+
+const NAMES = COMMANDS.map(([name]) => name);
 
 /**
- * Runs `line` when it is one of the chat's slash commands (`/pin`, `/pin-rule`, `/pins`,
- * `/unpin`, `/help`) and resolves `true`; resolves `false`, doing nothing, for anything else
- * (which is then a turn: other text starting with `/` is not taken from the user). Never
- * throws: a failure is one error line.
+ * What a line typed at the chat's prompt is: one of the slash commands, an unknown one (a word
+ * such as `/frobnicate`, which is answered and never sent to the model), or a turn. A turn may
+ * still start with `/`: a path (`/usr/bin is where?`, a second `/` in its first word) or `//`,
+ * which escapes the slash (`//pin` sends the turn `/pin`).
  */
-export async function runSlashCommand(line: string, ctx: SlashContext): Promise<boolean> {
+export type ChatLine =
+  | { kind: "command"; name: string; argument: string }
+  | { kind: "unknown"; name: string; nearest?: string }
+  | { kind: "turn"; text: string };
+
+/** Classifies one line typed at the chat's prompt (see `ChatLine`). Pure. */
+export function classifyChatLine(line: string): ChatLine {
   const trimmed = line.trim();
-  const match = /^(\/[a-z-]+)(?:\s+([\s\S]*))?$/.exec(trimmed);
-  if (!match || !NAMES.has(match[1]!)) return false;
-  const [, name, rest = ""] = match;
-  const argument = rest.trim();
-  try {
-    await run(name!, argument, ctx);
-  } catch (error) {
-    ctx.out.error(`${name}: ${oneLine(describeError(error))}`);
+  if (trimmed.startsWith("//")) return { kind: "turn", text: trimmed.slice(1) };
+  const match = /^(\/[^\s/]+)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (!match) return { kind: "turn", text: line };
+  const name = match[1]!.toLowerCase();
+  if (NAMES.includes(name)) return { kind: "command", name, argument: (match[2] ?? "").trim() };
+  const nearest = suggestCommand(name, NAMES);
+  return { kind: "unknown", name: match[1]!, ...(nearest ? { nearest } : {}) };
+}
+
+/**
+ * Runs `line` when it is a slash command and resolves `{ handled: true }`: one of the chat's
+ * (`/pin`, `/pin-rule`, `/pins`, `/unpin`, `/help`) runs; an unknown one (`/pnis`) is answered
+ * with one error line naming the nearest known command, and is not a turn. Resolves
+ * `{ handled: false, text }` for a turn, with the text to send (`//x` sends `/x`). Never throws:
+ * a failure is one error line.
+ */
+export async function runSlashCommand(
+  line: string,
+  ctx: SlashContext,
+): Promise<{ handled: true } | { handled: false; text: string }> {
+  const parsed = classifyChatLine(line);
+  if (parsed.kind === "turn") return { handled: false, text: parsed.text };
+  if (parsed.kind === "unknown") {
+    const name = oneLine(truncate(parsed.name, 40));
+    ctx.out.error(
+      `unknown command ${name}${parsed.nearest ? ` (did you mean ${parsed.nearest}?)` : ""}: not sent to the model; /help lists the commands, //text sends a turn starting with /`,
+    );
+    return { handled: true };
   }
-  return true;
+  try {
+    await run(parsed.name, parsed.argument, ctx);
+  } catch (error) {
+    ctx.out.error(`${parsed.name}: ${oneLine(describeError(error))}`);
+  }
+  return { handled: true };
 }
 
 async function run(name: string, argument: string, ctx: SlashContext): Promise<void> {

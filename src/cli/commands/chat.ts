@@ -29,11 +29,13 @@ export const CHAT_USAGE: CommandHelp = {
   text: `Usage: spool chat [--new] [--continuity ID] [--agent NAME] [--directive NAME] [--input k=v]…
 
 An interactive chat with an agent on the continuity log: thoughts stream dimmed, each action
-shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered,
+shows live with a spinner then ✓/✗ and its duration, responses stream with markdown rendered
+(words wrap at the terminal's width),
 and every step shows its tokens, spend and context pressure. The chat continues the same
 continuity across restarts (the most recent chat in the store), and first finishes any run a
 crash interrupted. On start it shows the last exchanges of the chat, as one conversation across
-the threads it was handed off to. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
+the threads it was handed off to, the way they showed live: your turns as "you › text" (a long
+one folded), responses rendered as markdown. Ctrl-C cancels the running step; Ctrl-D (or a second Ctrl-C at
 an empty prompt) exits.
 
 While another process runs the same continuity (another chat, a run), this chat follows it
@@ -43,7 +45,9 @@ on its own, recovering a run it left unfinished. A turn another process queues f
 shows as "› who: text" above the prompt, and its answer streams there too.
 
 Slash commands: /pin <text> pins a fact into every later context (it survives handoffs),
-/pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these.
+/pin-rule <text> a rule, /pins lists them, /unpin <id> removes one, /help lists these. Any
+other /word is answered "unknown command" (with the nearest known one) and is not sent to the
+model; start a turn with // to send it with a leading / (a path such as /usr/bin is sent as is).
 
 The provider comes from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL
 (Ollama, vLLM, llama.cpp), or SPOOL_PROVIDER/SPOOL_MODEL/SPOOL_API_KEY/SPOOL_BASE_URL. With none
@@ -156,8 +160,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
       if (text.trim() === "") continue;
       if (!input.interactive) renderer.userEcho(text);
       const slash = { store, continuity, actor, out: renderer, width: ctx.width };
-      if (await runSlashCommand(text, slash)) continue;
-      const turn = { text, actor, origin: "cli" };
+      const line = await runSlashCommand(text, slash);
+      if (line.handled) continue;
+      const turn = { text: line.text, actor, origin: "cli" };
       input.setBusy(true);
       try {
         if (lead.following && !(await lead.lead())) await lead.queue(turn);
@@ -192,6 +197,7 @@ async function recap(
     style: ctx.style,
     width: ctx.width,
     detail: "messages",
+    you: defaultActor(ctx),
     write: (chunk) => void output.write(chunk),
   });
   for await (const event of store.read({ continuity, after })) view.push(event);

@@ -7,6 +7,7 @@ import {
 import { isBackgroundThread } from "../../runtime/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 import { parseStepStreamId } from "../../transcript/index.js";
+import { createMarkdownStream, type MarkdownStream } from "../chat/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { isWorkerThread } from "./thread-rows.js";
 
@@ -22,7 +23,16 @@ export interface ConversationViewOptions {
    * and responses), handoffs and runs that did not complete: a recap of earlier messages.
    */
   detail?: "full" | "messages";
+  /**
+   * The actor whose turns are the user's own: shown as the chat's prompt showed them
+   * (`you › text`), where anyone else's are `› who: text`. Default: none.
+   */
+  you?: string;
 }
+
+/** A turn longer than this many lines is folded: its first `FOLD_KEEP` lines, then a count. */
+export const FOLD_LINES = 8;
+const FOLD_KEEP = 5;
 
 /** A model step being shown: its protocol parser and the text already fed to it. */
 interface StepView {
@@ -66,6 +76,8 @@ export class ConversationView {
   /** Trailing whitespace of the streaming block, written only if more text follows. */
   private pending = "";
   private blockHasText = false;
+  /** The response block being rendered as markdown, as the chat renders it live. */
+  private markdown: MarkdownStream | undefined;
 
   constructor(private readonly options: ConversationViewOptions) {}
 
@@ -79,9 +91,19 @@ export class ConversationView {
     const indent = textIndent + INDENT;
     switch (event.type) {
       case "turn.added": {
-        const text = (data as EventData<"turn.added">).text;
-        const body = cleanText(text).trim().split("\n").join(`\n${INDENT}`);
-        this.line(`${style.cyan("›")} ${style.bold(cleanText(event.actor ?? "?"))}: ${body}`, "");
+        const lines = cleanText((data as EventData<"turn.added">).text)
+          .trim()
+          .split("\n");
+        const own = this.options.you !== undefined && event.actor === this.options.you;
+        const label = own
+          ? "you ›"
+          : `${style.cyan("›")} ${style.bold(cleanText(event.actor ?? "?"))}:`;
+        const pad = own ? " ".repeat(6) : INDENT;
+        const shown = lines.length > FOLD_LINES ? lines.slice(0, FOLD_KEEP) : lines;
+        this.line(`${label} ${shown.join(`\n${pad}`)}`, "");
+        if (shown.length < lines.length) {
+          this.line(style.dim(`… ${lines.length - shown.length} more lines`), pad);
+        }
         return;
       }
       case "turn.queued": {
@@ -277,13 +299,11 @@ export class ConversationView {
     for (const event of events) {
       if (event.type === "block-end") {
         if (this.streamKey === `${stream}/${event.block}`) this.endLine();
-      } else if (
-        event.type === "block-delta" &&
-        event.kind !== "feed" &&
-        (event.kind !== "thought" || this.options.detail !== "messages")
-      ) {
-        const paint = event.kind === "thought" ? this.options.style.dim : (text: string) => text;
-        this.stream(`${stream}/${event.block}`, event.text, paint, step.indent);
+      } else if (event.type === "block-delta" && event.kind === "thought") {
+        if (this.options.detail === "messages") continue;
+        this.stream(`${stream}/${event.block}`, event.text, this.options.style.dim, step.indent);
+      } else if (event.type === "block-delta" && event.kind !== "feed") {
+        this.streamMarkdown(`${stream}/${event.block}`, event.text, step.indent);
       }
     }
   }
@@ -314,12 +334,48 @@ export class ConversationView {
     });
   }
 
+  /**
+   * Streams response text through the chat's markdown renderer (the same rendering a live chat
+   * shows), each of its lines indented by `indent`.
+   */
+  private streamMarkdown(key: string, text: string, indent: string): void {
+    if (this.streamKey !== key || !this.markdown) {
+      this.endLine();
+      this.streamKey = key;
+      const { style, width } = this.options;
+      this.markdown = createMarkdownStream({
+        style,
+        width: Math.max(20, width - indent.length),
+        write: (chunk) => this.writeIndented(chunk, indent),
+      });
+    }
+    this.markdown.push(text);
+  }
+
+  /** Writes rendered text, `indent` before each line that has something on it. */
+  private writeIndented(chunk: string, indent: string): void {
+    const { write } = this.options;
+    chunk.split("\n").forEach((piece, index) => {
+      if (index > 0) {
+        write("\n");
+        this.atLineStart = true;
+      }
+      if (piece === "") return;
+      if (this.atLineStart) write(indent);
+      this.atLineStart = false;
+      write(piece);
+    });
+  }
+
   private line(text: string, indent: string): void {
     this.endLine();
     this.options.write(`${indent}${text}\n`);
   }
 
   private endLine(): void {
+    const markdown = this.markdown;
+    this.markdown = undefined;
+    markdown?.end();
     if (!this.atLineStart) this.options.write("\n");
     this.atLineStart = true;
     this.streamKey = undefined;

@@ -8,7 +8,8 @@ import {
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
-import { ConversationView } from "./conversation-view.js";
+import { defaultActor } from "./continuities.js";
+import { ConversationView, FOLD_LINES } from "./conversation-view.js";
 import { followLog } from "./log-tail.js";
 
 /** How many of the latest turns `spool tail` shows before following, without `--from-start`. */
@@ -23,8 +24,10 @@ Follows a continuity live as a conversation: turns, the model's thoughts (dim) a
 they stream, each action and how it ended, token use per step, limits, recoveries and runs that
 did not complete. One conversation across threads: a handoff to a new thread is one quiet line
 (its pressure, tokens before → after and summary size); summarizer and hook threads are not
-shown. Starts with the last ${TAIL_RECENT_TURNS} turns and keeps watching until Ctrl-C. Without a
-continuity: the most recently active one.
+shown. As in \`spool chat\`: your own turns read "you › text" (anyone else's "› who: text"),
+a turn of more than ${FOLD_LINES} lines is folded, and responses are rendered as markdown. Starts
+with the last ${TAIL_RECENT_TURNS} turns and keeps watching until Ctrl-C. Without a continuity:
+the most recently active one.
 
 Options:
   --from-start           Show the whole continuity before following
@@ -69,6 +72,7 @@ export async function tailCommand(ctx: CommandContext, args: string[]): Promise<
     const view = new ConversationView({
       style: ctx.style,
       width: ctx.width,
+      you: defaultActor(ctx),
       write: (chunk) => void ctx.io.stdout.write(chunk),
     });
     try {

@@ -41,10 +41,11 @@ export class FileArtifactStore implements ArtifactStore {
   readonly #selectBlob: Database.Statement<[string], Buffer>;
   readonly #putInline: (hash: string, content: Uint8Array, mediaType: string) => void;
 
-  constructor(db: Database.Database, dir: string, sync: boolean) {
+  /** `sync`: fsync each file before its row commits; `readOnly`: the store only reads (no folders made). */
+  constructor(db: Database.Database, dir: string, options: { sync: boolean; readOnly?: boolean }) {
     this.#dir = dir;
-    this.#sync = sync;
-    mkdirSync(join(dir, "tmp"), { recursive: true });
+    this.#sync = options.sync;
+    if (!options.readOnly) mkdirSync(join(dir, "tmp"), { recursive: true });
     this.#select = db.prepare(
       "SELECT hash, size, media_type, created_at FROM artifacts WHERE hash = ?",
     );

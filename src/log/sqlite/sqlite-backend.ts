@@ -1,6 +1,6 @@
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import {
@@ -17,6 +17,7 @@ import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
 import { sqliteError } from "./sqlite-errors.js";
+import { openSqliteDatabase } from "./sqlite-open.js";
 import { ensureSqliteSchema } from "./sqlite-schema.js";
 import { COLUMNS, HEAD_COLUMNS } from "./sqlite-write.js";
 import { SqliteWriter } from "./sqlite-writer.js";
@@ -84,26 +85,25 @@ type Row = [
 type HeadRow = [string, number, number, number, string, string, string];
 type LeaseRecord = LeaseRow | undefined;
 
-/** Opens (creating when absent) a SQLite log. */
+/**
+ * Opens (creating when absent) a SQLite log; read-only when this user can read it but not write
+ * it (see `openSqliteDatabase`), where every write fails with `store.read-only`. Throws
+ * `StoreError` for a location that cannot be a store, a file that is not one, or a damaged one.
+ */
 export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
   const { file, artifacts } = sqlitePaths(options.path);
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-  } catch (error) {
-    throw new StoreError("store.bad-location", `cannot create the directory for ${file}`, {
-      cause: error,
-      hint: "Choose a --db path in a writable directory",
-    });
-  }
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 10_000 });
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${options.durability === "fast" ? "NORMAL" : "FULL"}`);
-    // Checkpoints run when the store is idle (see WalCheckpointer), not inside a commit.
-    db.pragma("wal_autocheckpoint = 0");
-    ensureSqliteSchema(db, file);
-    return new SqliteBackend(db, file, artifacts, options);
+    const opened = openSqliteDatabase(file, options.busyTimeoutMs ?? 10_000);
+    db = opened.db;
+    if (!opened.readOnly) {
+      db.pragma("journal_mode = WAL");
+      db.pragma(`synchronous = ${options.durability === "fast" ? "NORMAL" : "FULL"}`);
+      // Checkpoints run when the store is idle (see WalCheckpointer), not inside a commit.
+      db.pragma("wal_autocheckpoint = 0");
+    }
+    ensureSqliteSchema(db, file, opened.readOnly);
+    return new SqliteBackend(db, file, artifacts, { ...options, readOnly: opened.readOnly });
   } catch (error) {
     db?.close();
     throw sqliteError(error, file);
@@ -133,7 +133,7 @@ class SqliteBackend implements LogBackend {
     db: Database.Database,
     file: string,
     artifactDir: string,
-    options: SqliteBackendOptions,
+    options: SqliteBackendOptions & { readOnly: boolean },
   ) {
     this.#db = db;
     this.location = file;
@@ -160,7 +160,10 @@ class SqliteBackend implements LogBackend {
       },
       { idleMs: 200, maxEvents: 50_000, ...options.checkpoint },
     );
-    this.artifacts = new FileArtifactStore(db, artifactDir, options.durability !== "fast");
+    this.artifacts = new FileArtifactStore(db, artifactDir, {
+      sync: options.durability !== "fast",
+      readOnly: options.readOnly,
+    });
     this.#allHeads = db
       .prepare(`SELECT ${HEAD_COLUMNS} FROM continuities ORDER BY first_seq`)
       .raw(true) as Database.Statement<[], HeadRow>;

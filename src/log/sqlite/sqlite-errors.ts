@@ -20,9 +20,14 @@ export function sqliteError(error: unknown, file: string): StoreError {
         },
       );
     case code.startsWith("SQLITE_CORRUPT"):
-      return new StoreError("store.not-a-database", `${file} is damaged: ${detail}`, {
+      return new StoreError("store.damaged", `${file} is damaged: ${detail}`, {
         cause: error,
         hint: "Restore it from a backup; `spool log verify` reports how much of the log still checks out",
+      });
+    case code.startsWith("SQLITE_READONLY"):
+      return new StoreError("store.read-only", `${file} can be read but not written: ${detail}`, {
+        cause: error,
+        hint: "Commands that only read (spool continuities, spool log show, spool log verify) work; to write, run as a user who can write the file and its folder",
       });
     case code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"):
       return new StoreError("store.busy", `${file} is locked by another writer: ${detail}`, {
@@ -30,9 +35,7 @@ export function sqliteError(error: unknown, file: string): StoreError {
         retryable: true,
         hint: "Retry; if it persists, find the process holding the database open",
       });
-    case code.startsWith("SQLITE_CANTOPEN") ||
-      code.startsWith("SQLITE_READONLY") ||
-      code.startsWith("SQLITE_PERM"):
+    case code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_PERM"):
       return new StoreError("store.bad-location", `cannot open ${file} for writing: ${detail}`, {
         cause: error,
         hint: "Check that the directory exists and is writable, or choose another --db",

@@ -67,9 +67,11 @@ CREATE TABLE artifacts (
 /**
  * Creates the schema in an empty database, or checks that an existing one is a Spool log this
  * code can read. Runs in an immediate transaction so two processes opening a new file race safely.
+ * With `readOnly` (a store this user cannot write), only checks, in a read transaction: a store
+ * that would need creating or upgrading is refused with `store.read-only`.
  */
-export function ensureSqliteSchema(db: Database.Database, file: string): void {
-  db.transaction(() => {
+export function ensureSqliteSchema(db: Database.Database, file: string, readOnly = false): void {
+  const check = db.transaction(() => {
     const tables = (
       db
         .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
@@ -77,6 +79,7 @@ export function ensureSqliteSchema(db: Database.Database, file: string): void {
         .all() as string[]
     ).sort();
     if (tables.length === 0) {
+      if (readOnly) throw readOnlyStore(file, "it holds no Spool log yet, and creating one");
       db.exec(DDL);
       db.exec(LEASES_DDL);
       db.exec(ARTIFACT_BLOBS_DDL);
@@ -123,11 +126,26 @@ export function ensureSqliteSchema(db: Database.Database, file: string): void {
       );
     }
     if (version < SQLITE_SCHEMA_VERSION) {
+      if (readOnly) {
+        throw readOnlyStore(file, `its log schema is version ${version}, and upgrading it`);
+      }
       db.exec(LEASES_DDL);
       db.exec(ARTIFACT_BLOBS_DDL);
       db.prepare("UPDATE spool_meta SET value = ? WHERE key = 'schema_version'").run(
         String(SQLITE_SCHEMA_VERSION),
       );
     }
-  }).immediate();
+  });
+  if (readOnly) check.deferred();
+  else check.immediate();
+}
+
+function readOnlyStore(file: string, what: string): StoreError {
+  return new StoreError(
+    "store.read-only",
+    `${file} can be read but not written: ${what} needs writing`,
+    {
+      hint: "Run this as a user who can write the file and its folder, or copy the store somewhere writable",
+    },
+  );
 }
