@@ -1,4 +1,3 @@
-import { nearestName } from "../spec/index.js";
 import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";

@@ -9,13 +9,7 @@ import type { AgentRuntime, InterceptedCall, RecordedStepFeeds } from "../runtim
 import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import { taskStepId } from "../transcript/index.js";
-import {
-  type CancelPoint,
-  cancelGatesOf,
-  cancelPoints,
-  concludingCommitStart,
-  gateKey,
-} from "./replay-cancels.js";
+import { cancelGatesOf, cancelPoints, concludingCommitStart, gateKey } from "./replay-cancels.js";
 import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
 import { recordedFeedsOf } from "./replay-feeds.js";
 import { createReplayProvider } from "./replay-provider.js";

@@ -14,6 +14,8 @@ import { O_NOFOLLOW } from "./workspace.js";
 export interface FsSearchResult {
   /** Each match as `path:line:text`, the path relative to the workspace root. */
   matches: string[];
+  /** How many matches `matches` holds (for prose: "found $todos.count notes"). */
+  count: number;
   /** True when the match cap or the walk cap stopped the search early. */
   truncated: boolean;
   filesSearched: number;
@@ -125,6 +127,7 @@ export function fsSearchTool({ workspace, limits }: FsToolOptions) {
       const base = await workspace.resolve(input.path);
       const result: FsSearchResult = {
         matches: [],
+        count: 0,
         truncated: false,
         filesSearched: 0,
         filesSkipped: 0,
@@ -149,6 +152,7 @@ export function fsSearchTool({ workspace, limits }: FsToolOptions) {
           const shown =
             line.length > SHOWN_LINE_CHARS ? `${line.slice(0, SHOWN_LINE_CHARS)}…` : line;
           result.matches.push(`${relative}:${index + 1}:${shown}`);
+          result.count += 1;
         }
         return true;
       };
