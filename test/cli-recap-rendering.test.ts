@@ -84,4 +84,35 @@ describe("the chat's recap and spool tail", () => {
     expect(stdout.text).toContain("  … 7 more lines\n");
     expect(stdout.text).not.toContain("**");
   });
+
+  it("substitutes $variables in responses as the live chat did, in the recap and in spool tail", async () => {
+    const script = join(workspace.home, "variables.yaml");
+    writeFileSync(
+      script,
+      `turns:\n  - '<action type="tool" mode="async" id="t">{"name":"clock.now","parameters":{},"output_key":"now"}</action><response>Happy $now.weekday, from $nobody.</response>'\n`,
+    );
+    env = workspace.env({ SPOOL_PROVIDER: "scripted", SPOOL_SCRIPT: script, USER: "tester" });
+    const live = await chat(["what day is it?"]);
+    const said = live.split("\n").find((line) => line.startsWith("Happy "));
+    expect(said).toMatch(/^Happy (Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, from \$nobody\.$/);
+
+    const recap = (await chat([])).split("\n");
+    expect(recap, recap.join("\n")).toContain(said);
+
+    const stdout = awaitableOutput(false, 100);
+    const stop = new AbortController();
+    const done = main(["tail", "chat", "--from-start"], {
+      stdout,
+      stderr: memoryOutput(),
+      env,
+      cwd: workspace.dir,
+      signal: stop.signal,
+    });
+    await stdout.until(" out\n");
+    stop.abort();
+    expect(await done).toBe(0);
+    // Beside the action's own line (tail shows it where it ended), the response reads as said.
+    expect(stdout.text).toContain(`${said!.slice("Happy ".length)}\n`);
+    expect(stdout.text).not.toContain("$now");
+  });
 });

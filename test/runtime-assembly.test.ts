@@ -44,7 +44,7 @@ describe("assembling an agent", () => {
     await runtime.close();
     await assembled.close();
     expect(result.status).toBe("completed");
-    expect(result.result).toContain("notes.md:1:TODO: test the demo");
+    expect(result.result).toContain("Searched 1 files; lines with TODO: 1");
     const started = (await readAll(store, "home")).find((event) => event.type === "thread.started");
     expect(started?.data).toMatchObject({ directive: "demo", agent: "demo" });
   });

@@ -10,6 +10,7 @@ import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
+import { postgresStart, postgresStatus, postgresStop } from "./commands/postgres-command.js";
 import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
 import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
@@ -43,6 +44,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   providers: { decode: providersDecode },
   transcript: { "": transcriptCommand },
   keys: { init: keysInit },
+  postgres: { start: postgresStart, stop: postgresStop, status: postgresStatus },
   verify: { "": verifyCommand },
   chat: { "": chatCommand },
   run: { "": runCommand },

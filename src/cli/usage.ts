@@ -3,6 +3,7 @@ import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
+import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
 import { RUN_USAGE } from "./commands/run.js";
 import { SIGN_USAGE } from "./commands/sign.js";
@@ -75,6 +76,7 @@ Commands:
   providers decode [FILE]       Decode a recorded provider stream through its SDK
   transcript <thread>           Rebuild a thread's transcript.jsonl from the log
   keys init                     Create the Ed25519 key that signs checkpoints
+  postgres start|stop|status    Run the bundled PostgreSQL as a local server for --db
   verify <target>               Verify a continuity, thread or transcript.jsonl and its signatures
 
 Options:
@@ -215,6 +217,10 @@ Run \`spool protocol parse --help\` for its options.
   transcript: TRANSCRIPT_USAGE,
   keys: KEYS_USAGE,
   "keys init": KEYS_INIT_USAGE,
+  postgres: POSTGRES_USAGE,
+  "postgres start": POSTGRES_USAGE,
+  "postgres stop": POSTGRES_USAGE,
+  "postgres status": POSTGRES_USAGE,
   verify: VERIFY_USAGE,
   chat: CHAT_USAGE,
   run: RUN_USAGE,

@@ -10,6 +10,7 @@ import { parseStepStreamId } from "../../transcript/index.js";
 import { createMarkdownStream, type MarkdownStream } from "../chat/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { isWorkerThread } from "./thread-rows.js";
+import { ViewVariables } from "./view-variables.js";
 
 /** Options of `ConversationView`. */
 export interface ConversationViewOptions {
@@ -42,6 +43,11 @@ interface StepView {
   ended: boolean;
   /** Where its text starts: two spaces per level of child thread. */
   indent: string;
+  /**
+   * Response text from its first `$` on, by block: held until the step's actions have ended
+   * (`step.completed`), then shown with its `$references` substituted, as the chat showed it.
+   */
+  held: Map<string, string>;
 }
 
 const INDENT = "  ";
@@ -78,6 +84,7 @@ export class ConversationView {
   private blockHasText = false;
   /** The response block being rendered as markdown, as the chat renders it live. */
   private markdown: MarkdownStream | undefined;
+  private readonly variables = new ViewVariables();
 
   constructor(private readonly options: ConversationViewOptions) {}
 
@@ -89,6 +96,7 @@ export class ConversationView {
     const data = event.data as Record<string, unknown>;
     const textIndent = this.indentOf(event.stream.id);
     const indent = textIndent + INDENT;
+    this.variables.push(event);
     switch (event.type) {
       case "turn.added": {
         const lines = cleanText((data as EventData<"turn.added">).text)
@@ -146,9 +154,11 @@ export class ConversationView {
       }
       case "message.failed":
         this.endStepIfOpen(event.stream.id);
+        this.release(event.stream.id);
         return;
       case "step.interrupted":
         this.endStepIfOpen(event.stream.id);
+        this.release(event.stream.id);
         if (!full) return;
         this.line(
           `${style.yellow("⚠")} ${style.dim(`step interrupted: ${(data as EventData<"step.interrupted">).reason}`)}`,
@@ -158,6 +168,7 @@ export class ConversationView {
       case "step.completed": {
         if (data.kind !== "model") return;
         this.endStepIfOpen(event.stream.id);
+        this.release(event.stream.id);
         if (!full) return;
         const { usage } = data as Extract<EventData<"step.completed">, { kind: "model" }>;
         this.note(`↳ ${count(usage.input_tokens)} in · ${count(usage.output_tokens)} out`, indent);
@@ -278,7 +289,13 @@ export class ConversationView {
   private step(stream: string, indent: string): StepView {
     let step = this.steps.get(stream);
     if (!step) {
-      step = { parser: createProtocolParser(), streamed: "", ended: false, indent };
+      step = {
+        parser: createProtocolParser(),
+        streamed: "",
+        ended: false,
+        indent,
+        held: new Map(),
+      };
       this.steps.set(stream, step);
     }
     return step;
@@ -289,21 +306,43 @@ export class ConversationView {
     if (step && !step.ended) this.endStep(stream, step);
   }
 
+  /** Shows the step's held response text, its `$references` substituted as the chat did. */
+  private release(stream: string): void {
+    const step = this.steps.get(stream);
+    if (!step || step.held.size === 0) return;
+    for (const [key, text] of step.held) {
+      this.streamMarkdown(key, this.variables.substitute(stream, text), step.indent);
+    }
+    step.held.clear();
+    if (this.streamKey?.startsWith(`${stream}/`)) this.endLine();
+  }
+
   private endStep(stream: string, step: StepView): void {
     step.ended = true;
     this.parsed(stream, step, step.parser.end());
-    if (this.streamKey?.startsWith(`${stream}/`)) this.endLine();
+    // A response waiting for its `$references` goes on where it stopped once they are known.
+    const key = this.streamKey;
+    if (key?.startsWith(`${stream}/`) && !step.held.has(key)) this.endLine();
   }
 
   private parsed(stream: string, step: StepView, events: readonly ProtocolEvent[]): void {
     for (const event of events) {
       if (event.type === "block-end") {
-        if (this.streamKey === `${stream}/${event.block}`) this.endLine();
+        const key = `${stream}/${event.block}`;
+        if (this.streamKey === key && !step.held.has(key)) this.endLine();
       } else if (event.type === "block-delta" && event.kind === "thought") {
         if (this.options.detail === "messages") continue;
         this.stream(`${stream}/${event.block}`, event.text, this.options.style.dim, step.indent);
       } else if (event.type === "block-delta" && event.kind !== "feed") {
-        this.streamMarkdown(`${stream}/${event.block}`, event.text, step.indent);
+        const key = `${stream}/${event.block}`;
+        const held = step.held.get(key);
+        const dollar = event.kind === "response" ? event.text.indexOf("$") : -1;
+        if (held !== undefined) step.held.set(key, held + event.text);
+        else if (dollar < 0) this.streamMarkdown(key, event.text, step.indent);
+        else {
+          if (dollar > 0) this.streamMarkdown(key, event.text.slice(0, dollar), step.indent);
+          step.held.set(key, event.text.slice(dollar));
+        }
       }
     }
   }
