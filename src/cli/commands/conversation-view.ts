@@ -360,17 +360,7 @@ export class ConversationView {
     this.pending = chunk.slice(body.length);
     if (body === "") return;
     this.blockHasText = true;
-    const { write } = this.options;
-    body.split("\n").forEach((piece, index) => {
-      if (index > 0) {
-        write("\n");
-        this.atLineStart = true;
-      }
-      if (piece === "") return;
-      if (this.atLineStart) write(indent);
-      this.atLineStart = false;
-      write(paint(piece));
-    });
+    this.writeIndented(body, indent, paint);
   }
 
   /**
@@ -391,8 +381,12 @@ export class ConversationView {
     this.markdown.push(text);
   }
 
-  /** Writes rendered text, `indent` before each line that has something on it. */
-  private writeIndented(chunk: string, indent: string): void {
+  /** Writes text, `indent` before each line that has something on it, each line `paint`ed. */
+  private writeIndented(
+    chunk: string,
+    indent: string,
+    paint: (text: string) => string = (text) => text,
+  ): void {
     const { write } = this.options;
     chunk.split("\n").forEach((piece, index) => {
       if (index > 0) {
@@ -402,7 +396,7 @@ export class ConversationView {
       if (piece === "") return;
       if (this.atLineStart) write(indent);
       this.atLineStart = false;
-      write(piece);
+      write(paint(piece));
     });
   }
 
