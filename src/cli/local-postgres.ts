@@ -72,14 +72,16 @@ export async function serverRunning(server: LocalServer): Promise<boolean> {
 /**
  * Makes the cluster on first use (initdb: user `spool` with a generated password, scram auth, a
  * free port), starts it in the background with pg_ctl (TCP on 127.0.0.1 only, no Unix socket),
- * so it outlives this process, and makes the `spool` database. Resolves with the state; a
- * running server is left as it is.
+ * so it outlives this process, and makes the `spool` database. Resolves with the state and
+ * whether it was already running (then it is left as it is).
  */
-export async function startServer(server: LocalServer): Promise<LocalServerState> {
+export async function startServer(
+  server: LocalServer,
+): Promise<{ state: LocalServerState; wasRunning: boolean }> {
   const bins = await binaries();
   const as = runAs(server.dir);
   const state = server.state ?? (await initialise(server, bins, as));
-  if (await serverRunning(server)) return state;
+  if (await serverRunning(server)) return { state, wasRunning: true };
   const options = [
     `-p ${state.port}`,
     "-c listen_addresses=127.0.0.1",
@@ -100,7 +102,7 @@ export async function startServer(server: LocalServer): Promise<LocalServerState
     );
   }
   await ensureDatabase(state);
-  return state;
+  return { state, wasRunning: false };
 }
 
 /** Stops a running server (`pg_ctl stop -m fast`); false when none was running. */

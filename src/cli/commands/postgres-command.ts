@@ -45,8 +45,7 @@ export const POSTGRES_USAGE: CommandHelp = {
 export async function postgresStart(ctx: CommandContext, args: string[]): Promise<number> {
   noArguments(ctx, "postgres start", args);
   const server = localServer(ctx.io.cwd);
-  const wasRunning = await serverRunning(server);
-  const state = await startServer(server);
+  const { state, wasRunning } = await startServer(server);
   ctx.out(
     `${wasRunning ? "PostgreSQL was already running" : "PostgreSQL is running"} on 127.0.0.1:${state.port} (data in ${shown(ctx, server.data)}, log ${shown(ctx, server.log)})`,
   );
