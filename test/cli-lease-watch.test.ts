@@ -25,8 +25,10 @@ function live(expiresAt: number): NonNullable<LeaseReading> {
  * A store whose `lease` answers are given by the test, one per reading, and whose subscription
  * delivers the `runtime.closed` events the test logs with `close()`.
  */
-function fakeStore() {
+function fakeStore(head = 0) {
   const answers: ((reading: LeaseReading | Error) => void)[] = [];
+  /** The seq after which each subscription of the watch began. */
+  const follows: (number | undefined)[] = [];
   let asked: (() => void) | undefined;
   let deliver: ((message: SubscriptionMessage) => void) | undefined;
   let following: () => void = () => {};
@@ -39,10 +41,11 @@ function fakeStore() {
         answers.push((reading) => (reading instanceof Error ? reject(reading) : resolve(reading)));
         asked?.();
       }),
-    head: async () => 0,
+    head: async () => head,
     subscribe: (options: SubscribeOptions) => ({
       async *[Symbol.asyncIterator]() {
-        expect(options).toMatchObject({ continuity: "c", types: ["runtime.closed"], after: 0 });
+        follows.push(options.after);
+        expect(options).toMatchObject({ continuity: "c", types: ["runtime.closed"] });
         while (!options.signal?.aborted) {
           yield await new Promise<SubscriptionMessage>((resolve) => {
             deliver = resolve;
@@ -70,6 +73,7 @@ function fakeStore() {
       }),
     /** Answers the latest reading. */
     answer: (reading: LeaseReading | Error) => answers.at(-1)!(reading),
+    follows,
     get reads() {
       return answers.length;
     },
@@ -155,6 +159,30 @@ describe("watchLease", () => {
     await free;
     expect(freed).toEqual([released]);
     expect(clock.count).toBe(0);
+  });
+
+  it("follows closes from the seq its caller read before the lease, else from the head", async () => {
+    // The caller read seq 4, then found the lease live; the holder closed at 7, before the
+    // watch began (the head is 9 by then): that close is delivered, and the release seen at once.
+    const store = fakeStore(9);
+    const clock = manualTimeouts();
+    const freed = new Promise<LeaseReading>((onFree) => {
+      watchLease(store.store, "c", { after: 4, onFree, now: () => NOW, timers: clock.timers });
+    });
+    await store.read(1);
+    store.answer(live(NOW + 600_000));
+    await store.close();
+    await store.read(2);
+    store.answer(undefined);
+    expect(await freed).toBeUndefined();
+    expect(store.follows).toEqual([4]);
+
+    const unread = fakeStore(9);
+    watchLease(unread.store, "c", { onFree: () => {}, now: () => NOW, timers: clock.timers });
+    await unread.read(1);
+    unread.answer(live(NOW + 600_000));
+    await unread.close();
+    expect(unread.follows).toEqual([9]);
   });
 
   it("goes back to the expiry when another holder took the lease after a close", async () => {

@@ -97,10 +97,12 @@ export class ChatLead {
     const { store, continuity, runtime, say } = this.#o;
     let after: number | undefined;
     if (this.#follower) {
+      // The head is read before the lease, so the watch sees any close made after the reading.
+      const head = await store.head();
       const lease = await store.lease(continuity);
       if (lease?.live) {
         if (lease.holder !== undefined && lease.holder !== this.#holder) this.#follow(lease.holder);
-        this.#watchLease();
+        this.#watchLease(head);
         return false;
       }
       this.#watch?.stop();
@@ -112,13 +114,16 @@ export class ChatLead {
       say.info(takeOverLine(this.#holder, lease));
     }
     if (this.#closed) return false;
+    // Read before the attempt: the owner it fails on may close right after, and the view and the
+    // watch then follow it from here.
+    after ??= await store.head();
     try {
       await runtime.resume(continuity);
       return true;
     } catch (error) {
       if (!(error instanceof ContinuityLiveError) || this.#closed) throw error;
-      this.#follow(error.holder, after ?? (await store.head()));
-      this.#watchLease();
+      this.#follow(error.holder, after);
+      this.#watchLease(after);
       return false;
     }
   }
@@ -132,17 +137,19 @@ export class ChatLead {
     this.#follower = followContinuity(ctx, store, continuity, after, { write });
   }
 
-  #watchLease(): void {
+  /** Watches the lease, following closes logged after `after` (read before the lease was). */
+  #watchLease(after: number): void {
     if (this.#watch || this.#closed) return;
     this.#watch = watchLease(this.#o.store, this.#o.continuity, {
       ...this.#o.watch,
+      after,
       onFree: () => {
         this.#watch = undefined;
         this.lead().catch((error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
           this.#o.say.error(`could not take the continuity over: ${message}`);
           // Still following (the store failed before the follower stopped): keep watching.
-          if (this.#follower) this.#watchLease();
+          if (this.#follower) this.#watchLease(after);
         });
       },
     });

@@ -16,6 +16,12 @@ export interface LeaseWatchOptions {
    * unrenewed (its holder died or hangs), or never taken. The watch has stopped by then.
    */
   onFree(lease: LeaseReading): void;
+  /**
+   * The seq after which the watch follows the continuity's closes: one read before the caller
+   * found the lease live, so that a close logged after that reading cannot be missed (default:
+   * the head of the log when the watch begins).
+   */
+  after?: number;
   /** Milliseconds on the store's lease clock (default `Date.now`, the stores' default one). */
   now?: () => number;
   /** The timers (default the global `setTimeout` and `clearTimeout`). */
@@ -52,8 +58,9 @@ const globalTimers: WatchTimers = {
  * its background work finish), and the watch follows the continuity for that event: on one it
  * reads the lease at once, and while the same grant is still live, again after
  * `MIN_LEASE_WAIT_MS`, doubling each time (never past the expiry), so a release is seen soon
- * after it is made, not at the lease's expiry. A close logged before the watch began is not seen
- * (its release is then found at the expiry reading).
+ * after it is made, not at the lease's expiry. Closes are followed from `options.after`: a close
+ * logged before it is not seen (its release is then found at the expiry reading), so a caller
+ * reads the head before it reads the lease it watches.
  *
  * Contract: `onFree` is called at most once, never after `stop`; a failed reading is retried after
  * `LEASE_RETRY_MS`; a store that cannot be followed leaves the expiry timer alone to find a
@@ -133,19 +140,23 @@ export function watchLease(
   };
 
   read();
-  void followCloses(store, continuity, follow.signal, closed);
+  void followCloses(store, continuity, options.after, follow.signal, closed);
   return { stop };
 }
 
-/** Calls `closed` for every `runtime.closed` of `continuity` logged from now on, until `signal`. */
+/**
+ * Calls `closed` for every `runtime.closed` of `continuity` logged after `from` (default: from
+ * now on), until `signal`.
+ */
 async function followCloses(
   store: EventStore,
   continuity: string,
+  from: number | undefined,
   signal: AbortSignal,
   closed: () => void,
 ): Promise<void> {
   try {
-    const after = await store.head();
+    const after = from ?? (await store.head());
     if (signal.aborted) return;
     for await (const message of store.subscribe({
       continuity,
