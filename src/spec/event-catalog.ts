@@ -13,6 +13,7 @@ import { graphEvents } from "./events/graph-events.js";
 import { messageEvents } from "./events/message-events.js";
 import { relicEvents } from "./events/relic-events.js";
 import { runEvents } from "./events/run-events.js";
+import { sourceEvents } from "./events/source-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
@@ -36,6 +37,7 @@ export const EVENT_CATALOG = {
   ...relicEvents,
   ...runEvents,
   ...contextEvents,
+  ...sourceEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the
