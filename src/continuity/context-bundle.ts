@@ -1,4 +1,6 @@
 import type { ProviderMessage, ProviderRequest, ToolSpec } from "../providers/index.js";
+import { streamPositionsText } from "./seed-messages.js";
+import type { ChunkSpan, SourceMode, StreamPosition } from "./source-coverage.js";
 
 /** One message of a thread's context, with the log position it came from. */
 export interface ContextMessage {
@@ -9,6 +11,8 @@ export interface ContextMessage {
   turn: boolean;
   /** The thread it was logged in, when carried over from an earlier thread of the lineage. */
   thread?: string;
+  /** For a source's delivery turn: the chunks it delivers, per source (`turn.added`'s `sources`). */
+  sources?: readonly ChunkSpan[];
 }
 
 /** A rule or fact pinned into every context of a continuity (`context.pinned`). */
@@ -25,6 +29,11 @@ export interface SummaryItem {
   text: string;
   tokens: number;
   covers: SeqRange;
+  /**
+   * Per source, the chunks of the delivery turns its summarizer read inside `covers` (with those
+   * of the summaries it brings up to date), and the cursor after the last.
+   */
+  sources?: readonly ChunkSpan[];
 }
 
 /** Events `from_seq`..`to_seq` of one thread. */
@@ -46,6 +55,10 @@ export interface ThreadView {
   newestTurn: number;
   summaries: readonly SummaryItem[];
   pinned: readonly PinnedItem[];
+  /** Where each source stood when the thread was seeded (its `handoff.seeded`'s `sources`). */
+  streams?: readonly StreamPosition[];
+  /** The mode of each source the continuity declared (`source.added`), by source id. */
+  sourceModes?: ReadonlyMap<string, SourceMode>;
 }
 
 /** The directive's part of every context: its system prompt and the tools offered natively. */
@@ -112,9 +125,17 @@ export const HANDOFF_HEADING = "## Thread Handoff Context";
 export const CONTINUE_TEXT =
   "Continue the work from where the previous thread left off: the handoff context above and the messages since are all you have. Do not redo completed work.";
 
-/** The request parts a bundle's messages start with: the summary chain as one user message. */
-export function summaryMessage(summaries: readonly SummaryItem[]): ProviderMessage | undefined {
+/**
+ * The request parts a bundle's messages start with: the summary chain as one user message, and
+ * after it, when the thread was seeded with sources, where each source stood at the handoff
+ * (`streamPositionsText`).
+ */
+export function summaryMessage(
+  summaries: readonly SummaryItem[],
+  streams?: readonly StreamPosition[],
+): ProviderMessage | undefined {
   if (summaries.length === 0) return undefined;
+  const positions = streams && streams.length > 0 ? `\n\n${streamPositionsText(streams)}` : "";
   const body = summaries
     .map((summary, index) =>
       summaries.length === 1
@@ -124,6 +145,6 @@ export function summaryMessage(summaries: readonly SummaryItem[]): ProviderMessa
     .join("\n\n");
   return {
     role: "user",
-    content: `${HANDOFF_HEADING}\n\nThis conversation continues earlier work that was summarized to fit the context window. Details left out can be read back with the internal action \`recall\` {"summary": "${summaries.at(-1)!.id}"} (the summary's id; "offset" pages on).\n\n${body}`,
+    content: `${HANDOFF_HEADING}\n\nThis conversation continues earlier work that was summarized to fit the context window. Details left out can be read back with the internal action \`recall\` {"summary": "${summaries.at(-1)!.id}"} (the summary's id; "offset" pages on).\n\n${body}${positions}`,
   };
 }

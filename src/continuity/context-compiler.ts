@@ -72,7 +72,7 @@ export function compileContext(
   const chain: SummaryItem[] = [];
   let summariesRaw = 0;
   const summaryRaw = (items: readonly SummaryItem[]) => {
-    const message = summaryMessage(items);
+    const message = summaryMessage(items, view.streams);
     return message ? messageRaw(message) : 0;
   };
   if (view.summaries.length > 0) {
@@ -131,7 +131,7 @@ export function compileContext(
   }
 
   const included = messages.slice(start);
-  const lead = [summaryMessage(chain), feedsMessage].filter(
+  const lead = [summaryMessage(chain, view.streams), feedsMessage].filter(
     (message): message is ProviderMessage => message !== undefined,
   );
   const request: ProviderRequest = {

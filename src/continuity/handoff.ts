@@ -2,7 +2,8 @@ import type { EventStore } from "../log/index.js";
 import type { AnyNewEvent, EventData } from "../spec/index.js";
 import { type CheckpointSigner, writeCheckpoint } from "../transcript/index.js";
 import type { ContextMessage, SummaryItem, ThreadView } from "./context-bundle.js";
-import { messageToSeed } from "./seed-messages.js";
+import { messageToSeed, positionToData, spanToData } from "./seed-messages.js";
+import { seedPositions } from "./source-coverage.js";
 import type { SummaryOutcome, SummaryWorker } from "./summary-worker.js";
 import { selectTrailing } from "./trailing.js";
 
@@ -69,7 +70,9 @@ export function continuationId(thread: string): { id: string; chainRoot: string 
  * 2. the summary: the pre-computed one brought up to date, or one made now (`SummaryWorker`);
  * 3. the newest whole messages that fill the rest of the ceiling (`selectTrailing`);
  * 4. the resume messages: the summary chain ("Thread Handoff Context"), the trailing messages,
- *    and an instruction to continue when the run goes on;
+ *    and an instruction to continue when the run goes on; with, for a thread that sources
+ *    delivered chunks to, where each source stands (`seedPositions`: which chunks the chain
+ *    summarizes, which the trailing messages carry, where the continuation goes on);
  * 5. the continuation thread, with the same directive, and the provider cursor rotated;
  * 6. the registry link (`continuation_of`, `chain_root`) and `thread.continued`.
  *
@@ -114,6 +117,7 @@ export async function handOff(input: HandoffInput): Promise<HandoffResult> {
     maxSummaryTokens: input.summarizer.maxSummaryTokens,
     messages: view.messages,
     chain: view.summaries,
+    ...(view.sourceModes ? { sourceModes: view.sourceModes } : {}),
   });
   if (!outcome.ok && input.fits && input.attempt < input.maxAttempts) {
     const retryAtStep = input.nextStep + 2 ** (input.attempt - 1);
@@ -141,6 +145,13 @@ export async function handOff(input: HandoffInput): Promise<HandoffResult> {
     Math.max(0, input.ceiling - (summary?.tokens ?? 0)),
     input.cost,
   );
+  const positions = seedPositions({
+    thread,
+    ...(view.streams ? { prior: view.streams } : {}),
+    messages: view.messages,
+    trailing: trailing.messages,
+    chain,
+  });
   const mode = summary ? "summary" : "trailing-only";
   const tokensAfter = (summary?.tokens ?? 0) + trailing.tokens;
   const events: AnyNewEvent[] = [
@@ -169,9 +180,11 @@ export async function handOff(input: HandoffInput): Promise<HandoffResult> {
           text: item.text,
           tokens: item.tokens,
           covers: item.covers,
+          ...(item.sources ? { sources: item.sources.map(spanToData) } : {}),
         })),
         trailing: trailing.messages.map(messageToSeed),
         resume: input.run !== undefined,
+        ...(positions.length > 0 ? { sources: positions.map(positionToData) } : {}),
         tokens: { summary: summary?.tokens ?? 0, trailing: trailing.tokens },
       },
     },

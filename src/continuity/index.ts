@@ -4,8 +4,9 @@
  * pinned rules and facts, the lineage's summary chain, context feeds, the newest whole messages)
  * inside a token budget; `recordBundle` stores what went into it; `createSummaryWorker` makes
  * summaries in the background and `handOff` seeds a continuation thread with the summary chain
- * and the trailing messages (`selectTrailing`). The compiler and the selections are pure; only
- * the worker, the handoff and the bundle record touch a store.
+ * and the trailing messages (`selectTrailing`), telling it where each source's stream stands
+ * (`seedPositions`). The compiler and the selections are pure; only the worker, the handoff and
+ * the bundle record touch a store.
  */
 
 export {
@@ -59,12 +60,32 @@ export {
   planInputCuts,
 } from "./input-cuts.js";
 export {
+  type ChunkSpanData,
   messageToSeed,
+  positionFromData,
+  positionToData,
   type SeedMessageData,
+  type StreamPositionData,
   type SummaryLinkData,
   seedToMessage,
+  spanFromData,
+  spanToData,
+  streamPositionsText,
   summaryFromData,
 } from "./seed-messages.js";
+export {
+  type ChunkCursor,
+  type ChunkRange,
+  type ChunkSpan,
+  chunkWords,
+  deliveredSpans,
+  mergeSpans,
+  renderSourcesInput,
+  type SeedPositionsInput,
+  type SourceMode,
+  type StreamPosition,
+  seedPositions,
+} from "./source-coverage.js";
 export {
   type AfterStepInput,
   afterHandoffAttempt,

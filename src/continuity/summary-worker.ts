@@ -2,6 +2,13 @@ import type { EventStore } from "../log/index.js";
 import type { ProviderMessage } from "../providers/index.js";
 import { describeError, type EventData, errorCodeOf, type SpoolEvent } from "../spec/index.js";
 import type { ContextMessage, SeqRange, SummaryItem } from "./context-bundle.js";
+import { spanFromData, spanToData } from "./seed-messages.js";
+import {
+  deliveredSpans,
+  mergeSpans,
+  renderSourcesInput,
+  type SourceMode,
+} from "./source-coverage.js";
 import { TRANSCRIPT_FRAME_CHARS, transcriptChunkEnd } from "./transcript-chunks.js";
 import {
   renderSummarizerInputs,
@@ -33,6 +40,8 @@ export interface SummaryJob {
   /** The thread's messages, oldest first, and the summary chain it was seeded with. */
   messages: readonly ContextMessage[];
   chain: readonly SummaryItem[];
+  /** The mode of each source the continuity declared, for the summarizer's `sources` input. */
+  sourceModes?: ReadonlyMap<string, SourceMode>;
 }
 
 /** A summary made, or why there is none. */
@@ -201,6 +210,12 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
     const id = `${job.thread}@summary${jobs.count}`;
     const stream = { kind: "worker" as const, id };
     const transcript = transcriptOf(previous ?? job.chain.at(-1), messages, maxChars);
+    // What the summary covers of each source: the delivery turns it reads in its own range, and
+    // those of the summary it brings up to date (always this thread's).
+    const sources = mergeSpans([
+      ...(previous?.sources ?? []),
+      ...deliveredSpans(messages.filter((entry) => entry.thread === undefined)),
+    ]);
     await store.append({
       continuity,
       stream,
@@ -230,6 +245,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
             transcript,
             directiveName: job.directive,
             maxSummaryTokens: job.maxSummaryTokens,
+            sources: renderSourcesInput(deliveredSpans(messages), job.sourceModes),
           }),
           signal: controller.signal,
         })
@@ -254,6 +270,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
           text: bounded,
           tokens: options.countTokens(bounded),
           covers,
+          ...(sources.length > 0 ? { sources } : {}),
         };
         await store.append({
           continuity,
@@ -270,6 +287,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
             artifact: { hash: artifact.hash, size: artifact.size, media_type: "text/markdown" },
             ...(truncated ? { truncated: true } : {}),
             ...(previous ? { previous: previous.id } : {}),
+            ...(sources.length > 0 ? { sources: sources.map(spanToData) } : {}),
           },
         });
         jobs.latest = summary;
@@ -370,6 +388,7 @@ export function createSummaryWorker(options: SummaryWorkerOptions): SummaryWorke
           text: data.text,
           tokens: data.tokens,
           covers: data.covers,
+          ...(data.sources ? { sources: data.sources.map(spanFromData) } : {}),
         };
       }
     },

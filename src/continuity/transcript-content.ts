@@ -21,6 +21,11 @@ export type SummarizerInputs = {
   directive_name: string;
   /** Tokens the summary may take. */
   max_summary_tokens: number;
+  /**
+   * Where each source the transcript's delivery turns cover stands (`renderSourcesInput`): its
+   * mode, chunk range and the cursor after it. Absent when the transcript holds no delivery.
+   */
+  sources?: string;
 };
 
 /** The headings of the three message roles. */
@@ -91,7 +96,8 @@ export function renderTranscript(
 
 /**
  * The inputs record of a summarizer run (`transcript_content`, `directive_name`,
- * `max_summary_tokens`) from the rendered transcript. Pure.
+ * `max_summary_tokens`, and `sources` when the transcript covers source deliveries) from the
+ * rendered transcript. Pure.
  */
 export function renderSummarizerInputs(options: {
   /** The thread as text, from `renderTranscript`. */
@@ -100,11 +106,14 @@ export function renderSummarizerInputs(options: {
   directiveName: string;
   /** Tokens the summary may take (`SummarizerChoice.maxSummaryTokens`). */
   maxSummaryTokens: number;
+  /** The rendered source positions (`renderSourcesInput`); left out when empty. */
+  sources?: string;
 }): SummarizerInputs {
   return {
     transcript_content: options.transcript,
     directive_name: options.directiveName,
     max_summary_tokens: options.maxSummaryTokens,
+    ...(options.sources ? { sources: options.sources } : {}),
   };
 }
 

@@ -236,6 +236,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                   maxSummaryTokens,
                   messages: view.messages,
                   chain: view.summaries,
+                  ...(view.sourceModes ? { sourceModes: view.sourceModes } : {}),
                 });
               },
             );

@@ -1,11 +1,16 @@
 import type { ActionErrorData, ActionStatus } from "../actions/index.js";
 import {
+  type ChunkSpan,
   CONTINUE_TEXT,
   type ContextMessage,
   cutInputText,
   type PinnedItem,
+  positionFromData,
+  type SourceMode,
+  type StreamPosition,
   type SummaryItem,
   seedToMessage,
+  spanFromData,
   summaryFromData,
   type ThreadView,
 } from "../continuity/index.js";
@@ -41,6 +46,10 @@ export interface HistoryStart {
   turns?: ReadonlyMap<string, string>;
   /** The continuity's pinned items as of `after`. */
   pinned?: ReadonlyMap<string, PinnedItem>;
+  /** The chunks each of `turns` delivers, for a source's delivery turn, by turn id. */
+  turnSources?: ReadonlyMap<string, readonly ChunkSpan[]>;
+  /** The modes of the sources declared before `after`, by source id. */
+  sourceModes?: ReadonlyMap<string, SourceMode>;
 }
 
 /** What one step left in the log: its model message and its actions' outcomes. */
@@ -68,6 +77,9 @@ export class ThreadHistory {
   readonly #messages: HistoryMessage[] = [];
   readonly #steps = new Map<number, StepRecord>();
   readonly #turns: Map<string, string>;
+  readonly #turnSources: Map<string, readonly ChunkSpan[]>;
+  readonly #sourceModes: Map<string, SourceMode>;
+  #streams: readonly StreamPosition[] | undefined;
   readonly #variables = new Map<string, unknown>();
   readonly #pinned: Map<string, PinnedItem>;
   readonly #summaries: SummaryItem[] = [];
@@ -84,6 +96,8 @@ export class ThreadHistory {
     this.#lastSeq = start.after ?? 0;
     this.#turns = new Map(start.turns);
     this.#pinned = new Map(start.pinned);
+    this.#turnSources = new Map(start.turnSources);
+    this.#sourceModes = new Map(start.sourceModes);
   }
 
   /**
@@ -96,6 +110,8 @@ export class ThreadHistory {
       after: this.#lastSeq,
       turns: this.#turns,
       pinned: this.#pinned,
+      turnSources: this.#turnSources,
+      sourceModes: this.#sourceModes,
     });
   }
 
@@ -107,6 +123,8 @@ export class ThreadHistory {
       newestTurn: this.#newestTurn,
       summaries: this.#summaries,
       pinned: [...this.#pinned.values()],
+      ...(this.#streams ? { streams: this.#streams } : {}),
+      ...(this.#sourceModes.size > 0 ? { sourceModes: this.#sourceModes } : {}),
     };
   }
 
@@ -156,7 +174,15 @@ export class ThreadHistory {
     this.#lastSeq = Math.max(this.#lastSeq, event.seq);
     const { stream } = event;
     if (event.type === "turn.added" && stream.kind === "continuity") {
-      this.#turns.set(event.id, (event.data as EventData<"turn.added">).text);
+      const data = event.data as EventData<"turn.added">;
+      this.#turns.set(event.id, data.text);
+      if (data.sources) this.#turnSources.set(event.id, data.sources.map(spanFromData));
+      return;
+    }
+    if (event.type === "source.added") {
+      const data = event.data as EventData<"source.added">;
+      const mode = data.definition.mode;
+      if (mode === "cursor" || mode === "state") this.#sourceModes.set(data.source_id, mode);
       return;
     }
     if (event.type === "context.pinned") {
@@ -184,13 +210,18 @@ export class ThreadHistory {
       const data = event.data as EventData<"run.started">;
       const turn = data.turn;
       const text = turn === undefined ? data.input : this.#turns.get(turn);
-      if (turn !== undefined) this.#turns.delete(turn);
+      const sources = turn === undefined ? undefined : this.#turnSources.get(turn);
+      if (turn !== undefined) {
+        this.#turns.delete(turn);
+        this.#turnSources.delete(turn);
+      }
       if (text !== undefined) {
         this.#newestTurn = this.#messages.length;
         this.#messages.push({
           message: { role: "user", content: text },
           seq: event.seq,
           turn: true,
+          ...(sources ? { sources } : {}),
         });
       }
     } else if (event.type === "handoff.seeded") {
@@ -268,6 +299,7 @@ export class ThreadHistory {
 
   #seed(data: EventData<"handoff.seeded">): void {
     for (const summary of data.summaries) this.#summaries.push(summaryFromData(summary));
+    if (data.sources) this.#streams = data.sources.map(positionFromData);
     for (const carried of data.trailing) {
       const entry = seedToMessage(carried, data.from);
       if (entry.turn) this.#newestTurn = this.#messages.length;

@@ -14,6 +14,21 @@ const hookRef = { hook: identifier, event: z.string().min(1).max(100) };
 /** A contiguous range of a thread's events (by seq) that a summary or a bundle covers. */
 export const seqRange = z.strictObject({ thread: identifier, from_seq: seq, to_seq: seq });
 
+const chunk = z.number().int().min(1);
+/** Chunks `from_chunk`..`to_chunk` of a source. */
+const chunkRange = z.strictObject({ from_chunk: chunk, to_chunk: chunk });
+/**
+ * Chunks of one source (numbered 1, 2, 3… per source) and the cursor after the last: what a
+ * delivery turn carries (`turn.added`'s `sources`) and what a summary covers.
+ */
+export const chunkSpan = z.strictObject({
+  source_id: identifier,
+  from_chunk: chunk,
+  to_chunk: chunk,
+  cursor: z.record(z.string(), z.unknown()),
+});
+const chunkSpans = z.array(chunkSpan).max(256);
+
 /** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
 export const seedMessage = z.discriminatedUnion("role", [
   z.strictObject({
@@ -34,6 +49,8 @@ export const seedMessage = z.discriminatedUnion("role", [
     /** The event the message came from in the thread it was carried from. */
     seq,
     turn: z.boolean(),
+    /** For a source's delivery turn: the chunks it delivers. */
+    sources: chunkSpans.optional(),
   }),
   z.strictObject({
     role: z.literal("assistant"),
@@ -61,6 +78,8 @@ export const summaryLink = z.strictObject({
   text: z.string().max(1_000_000),
   tokens: z.number().int().nonnegative(),
   covers: seqRange,
+  /** Per source, the chunks of the delivery turns the summary covers (`summary.completed`). */
+  sources: chunkSpans.optional(),
 });
 
 /**
@@ -169,6 +188,11 @@ export const contextEvents = {
       /** True when the text was cut to the summarizer's token budget. */
       truncated: z.boolean().optional(),
       previous: identifier.optional(),
+      /**
+       * Per source, the chunks of the delivery turns inside `covers` that the summarizer read
+       * (with those of the summary it brings up to date), and the cursor after the last.
+       */
+      sources: chunkSpans.optional(),
     }),
   }),
   "summary.failed": defineEvent({
@@ -245,6 +269,18 @@ export const contextEvents = {
       trailing: z.array(seedMessage).max(100_000),
       /** The run goes on after the handoff: the seed ends with an instruction to continue. */
       resume: z.boolean(),
+      /**
+       * Where each source stands: the lineage was delivered chunks `from_chunk`..`to_chunk`, and
+       * the continuation goes on at `to_chunk + 1`, after `cursor`. `summarized` (in the chain)
+       * and `carried` (in `trailing`, verbatim) never overlap; chunks between them, if any, are in
+       * neither (a summary failed).
+       */
+      sources: z
+        .array(
+          chunkSpan.extend({ summarized: chunkRange.optional(), carried: chunkRange.optional() }),
+        )
+        .max(256)
+        .optional(),
       tokens: z.strictObject({
         summary: z.number().int().nonnegative(),
         trailing: z.number().int().nonnegative(),
