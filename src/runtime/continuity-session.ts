@@ -173,7 +173,7 @@ export class ContinuitySession {
       const known = this.state?.threads.get(thread);
       history = new ThreadHistory(thread, {
         after: known ? Math.max(0, known.readFrom - 1) : 0,
-        ...(this.state ? { pinned: this.state.pinned } : {}),
+        ...(this.state ? { pinned: this.state.pinned, sourceModes: this.state.sourceModes } : {}),
       });
       this.histories.set(thread, history);
     }
@@ -333,6 +333,7 @@ export class ContinuitySession {
           : new ThreadHistory(thread, {
               after: Math.max(0, (state.turnSeqs.get(turn) ?? 1) - 1),
               pinned: state.pinned,
+              sourceModes: state.sourceModes,
             }),
       );
       await store.append({

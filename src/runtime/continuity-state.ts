@@ -1,4 +1,4 @@
-import type { PinnedItem } from "../continuity/index.js";
+import type { PinnedItem, SourceMode } from "../continuity/index.js";
 import type { EventStore, Projection } from "../log/index.js";
 import { type CalibrationState, calibrationProjection } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
@@ -45,6 +45,8 @@ export interface ContinuityState {
   turnSeqs: Map<string, number>;
   /** The continuity's pinned rules and facts, by id, in the order pinned. */
   pinned: Map<string, PinnedItem>;
+  /** The mode of each source declared (`source.added`), by source id: its summaries' format. */
+  sourceModes: Map<string, SourceMode>;
   /** Tasks dispatched and not ended, by task stream id: a crash cut them off (or they run now). */
   openTasks: Map<string, OpenTask>;
 }
@@ -73,6 +75,7 @@ export function emptyContinuityState(): ContinuityState {
     waitingTurns: [],
     turnSeqs: new Map(),
     pinned: new Map(),
+    sourceModes: new Map(),
     openTasks: new Map(),
   };
 }
@@ -106,6 +109,12 @@ function reduceEvent(state: ContinuityState, event: SpoolEvent): void {
   }
   if (event.type === "context.unpinned") {
     state.pinned.delete((event.data as EventData<"context.unpinned">).id);
+    return;
+  }
+  if (event.type === "source.added") {
+    const data = event.data as EventData<"source.added">;
+    const mode = data.definition.mode;
+    if (mode === "cursor" || mode === "state") state.sourceModes.set(data.source_id, mode);
     return;
   }
   if (stream.kind === "thread") {
