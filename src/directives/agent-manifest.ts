@@ -38,6 +38,10 @@ export interface AgentManifest {
   tools: ToolSetting[];
   /** `context_feeds`, `internal_actions` and `feed_environment`, as `parseFeedManifest` reads them. */
   feeds: FeedManifest;
+  /** `sources` as written, unchecked: the sources module validates it. */
+  sources?: unknown;
+  /** `source_actions` as written, unchecked: the sources module validates it. */
+  sourceActions?: unknown;
   source: ItemSource;
 }
 
@@ -126,11 +130,13 @@ const manifestSchema = z.strictObject(
     context_feeds: z.unknown().optional(),
     internal_actions: z.unknown().optional(),
     feed_environment: z.unknown().optional(),
+    sources: z.unknown().optional(),
+    source_actions: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment (check the spelling)"
+        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions (check the spelling)"
         : "an agent manifest must be a mapping, e.g. directive: assistant",
   },
 );
@@ -222,6 +228,8 @@ export function parseAgentManifest(
     inputs: manifest.inputs ?? {},
     tools,
     feeds,
+    ...(manifest.sources !== undefined ? { sources: manifest.sources } : {}),
+    ...(manifest.source_actions !== undefined ? { sourceActions: manifest.source_actions } : {}),
     source: {
       path: options.path,
       tier: options.tier ?? "project",
