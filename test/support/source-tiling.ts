@@ -38,6 +38,19 @@ interface Run {
   spans: ChunkSpan[];
 }
 
+interface Summary {
+  seq: number;
+  data: EventData<"summary.completed">;
+}
+
+/** What the log says of deliveries: each run that took a delivery turn, and every summary. */
+interface Deliveries {
+  runs: Run[];
+  summaries: Summary[];
+  /** Each thread's chain root: the threads of one lineage share it. */
+  rootOf: Map<string, string>;
+}
+
 /** Checks every handoff of `continuity` in `store` (see the file's comment). */
 export async function checkSourceTiling(
   store: EventStore,
@@ -45,29 +58,7 @@ export async function checkSourceTiling(
 ): Promise<SourceTiling> {
   const events: SpoolEvent[] = [];
   for await (const event of store.read({ continuity })) events.push(event);
-  const turnSpans = new Map<string, ChunkSpan[]>();
-  const rootOf = new Map<string, string>();
-  const runs: Run[] = [];
-  /** Turns a run took: a later run of the same turn (a resumed one) delivers nothing new. */
-  const taken = new Set<string>();
-  const summaries: { seq: number; data: EventData<"summary.completed"> }[] = [];
-  for (const event of events) {
-    if (event.type === "turn.added") {
-      const data = event.data as EventData<"turn.added">;
-      if (data.sources) turnSpans.set(event.id, data.sources.map(spanFromData));
-    } else if (event.type === "thread.started") {
-      rootOf.set(event.stream.id, (event.data as EventData<"thread.started">).chain_root);
-    } else if (event.type === "run.started") {
-      const turn = (event.data as EventData<"run.started">).turn;
-      if (turn === undefined || taken.has(turn)) continue;
-      taken.add(turn);
-      const spans = turnSpans.get(turn);
-      if (spans) runs.push({ seq: event.seq, thread: event.stream.id, spans });
-    } else if (event.type === "summary.completed") {
-      summaries.push({ seq: event.seq, data: event.data as EventData<"summary.completed"> });
-    }
-  }
-
+  const log = readDeliveries(events);
   const result: SourceTiling = {
     handoffs: 0,
     split: 0,
@@ -75,93 +66,135 @@ export async function checkSourceTiling(
     positions: new Map(),
     problems: [],
   };
-  const problem = (text: string) => result.problems.push(text);
-
-  for (const { data } of summaries) {
+  for (const { data } of log.summaries) {
     const { thread, from_seq, to_seq } = data.covers;
     const expected = mergeSpans(
-      runs
+      log.runs
         .filter((run) => run.thread === thread && run.seq >= from_seq && run.seq <= to_seq)
         .flatMap((run) => run.spans),
     );
     const recorded = (data.sources ?? []).map(spanFromData);
     if (!isDeepStrictEqual(sorted(recorded), sorted(expected))) {
-      problem(
+      result.problems.push(
         `${data.id} records ${JSON.stringify(recorded)}, its range delivered ${JSON.stringify(expected)}`,
       );
     }
   }
-
   for (const seeded of events.filter((event) => event.type === "handoff.seeded")) {
-    const data = seeded.data as EventData<"handoff.seeded">;
-    const at = `handoff ${data.from} → ${seeded.stream.id}`;
-    const root = rootOf.get(data.from);
-    const inLineage = (thread: string) => rootOf.get(thread) === root;
-    const before = runs.filter((run) => run.seq < seeded.seq && inLineage(run.thread));
-    const after = runs.filter((run) => run.seq > seeded.seq && inLineage(run.thread));
-    const delivered = mergeSpans(before.flatMap((run) => run.spans));
-    const positions = (data.sources ?? []).map(positionFromData);
-    if ((result.positions.get(data.from)?.length ?? 0) > 0) result.chained += 1;
-    result.positions.set(seeded.stream.id, positions);
-    if (delivered.length > 0) result.handoffs += 1;
-    const carried = mergeSpans(
-      data.trailing.flatMap((message) =>
-        message.role === "user" && message.sources ? message.sources.map(spanFromData) : [],
-      ),
-    );
-    const backing = summaries
-      .filter((summary) => summary.seq < seeded.seq && inLineage(summary.data.covers.thread))
-      .flatMap((summary) => (summary.data.sources ?? []).map(spanFromData));
-    if (positions.length !== delivered.length) {
-      problem(`${at}: ${positions.length} positions for ${delivered.length} sources delivered`);
-    }
-    for (const span of delivered) {
-      const position = positions.find((entry) => entry.sourceId === span.sourceId);
-      const of = `${at}, ${span.sourceId}`;
-      if (!position) {
-        problem(`${of}: no position`);
-        continue;
-      }
-      if (position.fromChunk !== span.fromChunk || position.toChunk !== span.toChunk) {
-        problem(
-          `${of}: says ${position.fromChunk}–${position.toChunk}, delivered ${span.fromChunk}–${span.toChunk}`,
-        );
-      }
-      if (!isDeepStrictEqual(position.cursor, span.cursor)) {
-        problem(
-          `${of}: cursor ${JSON.stringify(position.cursor)}, logged ${JSON.stringify(span.cursor)}`,
-        );
-      }
-      const kept = carried.find((entry) => entry.sourceId === span.sourceId);
-      if (!isDeepStrictEqual(range(position.carried), range(kept))) {
-        problem(
-          `${of}: says carried ${JSON.stringify(position.carried)}, trailing holds ${JSON.stringify(kept)}`,
-        );
-      }
-      for (const text of gaps(position)) problem(`${of}: ${text}`);
-      if (position.summarized && position.carried) result.split += 1;
-      for (
-        let n = position.summarized?.fromChunk ?? 1;
-        n <= (position.summarized?.toChunk ?? 0);
-        n++
-      ) {
-        const backed = backing.some(
-          (covered) =>
-            covered.sourceId === span.sourceId && covered.fromChunk <= n && n <= covered.toChunk,
-        );
-        if (!backed) problem(`${of}: chunk ${n} stated summarized, no summary covers it`);
-      }
-      const next = after
-        .flatMap((run) => run.spans)
-        .find((entry) => entry.sourceId === span.sourceId);
-      if (next && next.fromChunk !== position.toChunk + 1) {
-        problem(
-          `${of}: continues at ${position.toChunk + 1}, the next delivery is ${next.fromChunk}`,
-        );
-      }
-    }
+    checkSeed(log, seeded, result);
   }
   return result;
+}
+
+function readDeliveries(events: readonly SpoolEvent[]): Deliveries {
+  const turnSpans = new Map<string, ChunkSpan[]>();
+  const log: Deliveries = { runs: [], summaries: [], rootOf: new Map() };
+  /** Turns a run took: a later run of the same turn (a resumed one) delivers nothing new. */
+  const taken = new Set<string>();
+  for (const event of events) {
+    if (event.type === "turn.added") {
+      const data = event.data as EventData<"turn.added">;
+      if (data.sources) turnSpans.set(event.id, data.sources.map(spanFromData));
+    } else if (event.type === "thread.started") {
+      log.rootOf.set(event.stream.id, (event.data as EventData<"thread.started">).chain_root);
+    } else if (event.type === "run.started") {
+      const turn = (event.data as EventData<"run.started">).turn;
+      if (turn === undefined || taken.has(turn)) continue;
+      taken.add(turn);
+      const spans = turnSpans.get(turn);
+      if (spans) log.runs.push({ seq: event.seq, thread: event.stream.id, spans });
+    } else if (event.type === "summary.completed") {
+      log.summaries.push({ seq: event.seq, data: event.data as EventData<"summary.completed"> });
+    }
+  }
+  return log;
+}
+
+/** Checks one `handoff.seeded` against what its lineage was delivered before and after it. */
+function checkSeed(log: Deliveries, seeded: SpoolEvent, result: SourceTiling): void {
+  const data = seeded.data as EventData<"handoff.seeded">;
+  const at = `handoff ${data.from} → ${seeded.stream.id}`;
+  const root = log.rootOf.get(data.from);
+  const inLineage = (thread: string) => log.rootOf.get(thread) === root;
+  const before = log.runs.filter((run) => run.seq < seeded.seq && inLineage(run.thread));
+  const after = log.runs.filter((run) => run.seq > seeded.seq && inLineage(run.thread));
+  const delivered = mergeSpans(before.flatMap((run) => run.spans));
+  const positions = (data.sources ?? []).map(positionFromData);
+  if ((result.positions.get(data.from)?.length ?? 0) > 0) result.chained += 1;
+  result.positions.set(seeded.stream.id, positions);
+  if (delivered.length > 0) result.handoffs += 1;
+  const carried = mergeSpans(
+    data.trailing.flatMap((message) =>
+      message.role === "user" && message.sources ? message.sources.map(spanFromData) : [],
+    ),
+  );
+  const backing = log.summaries
+    .filter((summary) => summary.seq < seeded.seq && inLineage(summary.data.covers.thread))
+    .flatMap((summary) => (summary.data.sources ?? []).map(spanFromData));
+  if (positions.length !== delivered.length) {
+    result.problems.push(
+      `${at}: ${positions.length} positions for ${delivered.length} sources delivered`,
+    );
+  }
+  for (const span of delivered) {
+    const of = `${at}, ${span.sourceId}`;
+    const position = positions.find((entry) => entry.sourceId === span.sourceId);
+    if (!position) {
+      result.problems.push(`${of}: no position`);
+      continue;
+    }
+    if (position.summarized && position.carried) result.split += 1;
+    const found = [
+      ...positionProblems(position, span, carried),
+      ...gaps(position),
+      ...unbacked(position, backing),
+    ];
+    const next = after
+      .flatMap((run) => run.spans)
+      .find((entry) => entry.sourceId === span.sourceId);
+    if (next && next.fromChunk !== position.toChunk + 1) {
+      found.push(`continues at ${position.toChunk + 1}, the next delivery is ${next.fromChunk}`);
+    }
+    for (const text of found) result.problems.push(`${of}: ${text}`);
+  }
+}
+
+/** Where a position differs from what was delivered (`span`) and carried verbatim. */
+function positionProblems(
+  position: StreamPosition,
+  span: ChunkSpan,
+  carried: readonly ChunkSpan[],
+): string[] {
+  const found: string[] = [];
+  if (position.fromChunk !== span.fromChunk || position.toChunk !== span.toChunk) {
+    found.push(
+      `says ${position.fromChunk}–${position.toChunk}, delivered ${span.fromChunk}–${span.toChunk}`,
+    );
+  }
+  if (!isDeepStrictEqual(position.cursor, span.cursor)) {
+    found.push(`cursor ${JSON.stringify(position.cursor)}, logged ${JSON.stringify(span.cursor)}`);
+  }
+  const kept = carried.find((entry) => entry.sourceId === span.sourceId);
+  if (!isDeepStrictEqual(range(position.carried), range(kept))) {
+    found.push(
+      `says carried ${JSON.stringify(position.carried)}, trailing holds ${JSON.stringify(kept)}`,
+    );
+  }
+  return found;
+}
+
+/** The chunks a position says are summarized that no summary's recorded `sources` holds. */
+function unbacked(position: StreamPosition, backing: readonly ChunkSpan[]): string[] {
+  const found: string[] = [];
+  const { summarized } = position;
+  for (let n = summarized?.fromChunk ?? 1; n <= (summarized?.toChunk ?? 0); n++) {
+    const backed = backing.some(
+      (covered) =>
+        covered.sourceId === position.sourceId && covered.fromChunk <= n && n <= covered.toChunk,
+    );
+    if (!backed) found.push(`chunk ${n} stated summarized, no summary covers it`);
+  }
+  return found;
 }
 
 /** Where a position's parts do not tile its chunks: a gap or an overlap. */
