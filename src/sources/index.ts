@@ -1,4 +1,8 @@
 // Continuous inputs with durable cursors: the adapter contract, the adapters, and their runner.
+
+// The line core (splitting, batching) and the file, dataset and command sources.
+export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
+export { LineSplitter, type SplitLine } from "./line-splitter.js";
 export {
   DEFAULT_BATCHING,
   SOURCE_KINDS,
