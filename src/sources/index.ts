@@ -2,6 +2,7 @@
 
 // The line core (splitting, batching) and the file, dataset and command sources.
 export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
+export { createHttpSource, httpSourceOptions } from "./http-source.js";
 export { LineSplitter, type SplitLine } from "./line-splitter.js";
 export {
   DEFAULT_BATCHING,
