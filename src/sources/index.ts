@@ -2,6 +2,12 @@
 
 // The line core (splitting, batching) and the file, dataset and command sources.
 export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
+export {
+  createFileSource,
+  DEFAULT_FILE_POLL_MS,
+  type FileSourceOptions,
+} from "./file-source.js";
+export { type FileCursor, HEAD_BYTES, parseFileCursor } from "./followed-file.js";
 export { createHttpSource, httpSourceOptions } from "./http-source.js";
 export { LineSplitter, type SplitLine } from "./line-splitter.js";
 export {
