@@ -2,15 +2,14 @@ import { basename, dirname } from "node:path";
 import { type BatchedEmitter, SourceStopped } from "./batched-emitter.js";
 import { ChangeWaiter } from "./change-waiter.js";
 import {
-  errorCode,
   type FileCursor,
   FollowedFile,
   findRotated,
   identityAt,
   lastLineStart,
-  NotRegularFileError,
   parseFileCursor,
 } from "./followed-file.js";
+import { errorCode, unreadableMessage } from "./read-errors.js";
 import type { SourceContext, SourceRotatedEmission } from "./source-types.js";
 
 /** The buffer each read fills: a file of any size streams through this much memory. */
@@ -256,19 +255,4 @@ export class FileTail {
     const file = this.#file;
     await this.#out.fail(file === undefined ? failure : { ...failure, cursor: file.cursor() });
   }
-}
-
-/** What went wrong reading `path`, and how to fix it. */
-export function unreadableMessage(path: string, error: unknown): string {
-  const code = errorCode(error);
-  if (error instanceof NotRegularFileError) {
-    return `${path} is not a regular file (a directory or a device): point the source at a file, or use a dataset source for a directory`;
-  }
-  if (code === "EACCES" || code === "EPERM") {
-    const uid = process.getuid?.();
-    return `permission denied reading ${path}: give the user running Spool${uid === undefined ? "" : ` (uid ${uid})`} read access to the file and search access to its directories (e.g. chmod o+r, or add it to the file's group), then resume the source`;
-  }
-  if (code === "EISDIR") return unreadableMessage(path, new NotRegularFileError(path));
-  const detail = error instanceof Error ? error.message : String(error);
-  return `cannot read ${path} (${code ?? "error"}: ${detail}): check the path and the disk, then resume the source`;
 }

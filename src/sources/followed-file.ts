@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { LineSplitter } from "./line-splitter.js";
+import { errorCode, NotRegularFileError } from "./read-errors.js";
 import type { SourceCursor } from "./source-types.js";
 
 /** Bytes at the start of a file whose hash (`head`) tells a reused inode from the same file. */
@@ -53,20 +54,6 @@ export async function identityAt(path: string): Promise<PathInfo | undefined> {
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw error;
-  }
-}
-
-/** The `code` of a Node system error, if it has one. */
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
-/** A file not regular (a directory, a device): it cannot be followed. */
-export class NotRegularFileError extends Error {
-  readonly code = "ENOTREG";
-  constructor(readonly path: string) {
-    super(`${path} is not a regular file`);
   }
 }
 

@@ -2,6 +2,13 @@
 
 // The line core (splitting, batching) and the file, dataset and command sources.
 export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
+export { compareDatasetPaths } from "./dataset-files.js";
+export {
+  createDatasetSource,
+  type DatasetCursor,
+  type DatasetSourceOptions,
+  parseDatasetCursor,
+} from "./dataset-source.js";
 export {
   createFileSource,
   DEFAULT_FILE_POLL_MS,
