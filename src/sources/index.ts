@@ -35,3 +35,4 @@ export {
   type SourceNoticeEmission,
   type SourceRotatedEmission,
 } from "./source-types.js";
+export { createSseSource, sseSourceOptions } from "./sse-source.js";

@@ -19,7 +19,8 @@ export type CursorAfterLine = (linesDone: number) => SourceCursor;
  * flushes what it holds, and one queue through which every emission passes in order, each awaited
  * before the next (backpressure). A unit's lines are added without a flush in between, so a timer
  * flush lands only between units. It never throws: a rejected `emit` (the runner stopped) marks it
- * `stopped`, after which it emits nothing more. A held chunk is not emitted when the source stops:
+ * `stopped`, after which it emits nothing more; an abort stops it too, even while the runner still
+ * holds an emission. A held chunk is not emitted when the source stops:
  * its lines are re-read from the last logged cursor where the protocol allows it.
  */
 export class LineDelivery {
@@ -109,14 +110,28 @@ export class LineDelivery {
     return chunk === undefined ? true : this.#emit(chunk);
   }
 
+  /**
+   * Emits and waits for the runner, or only until the signal aborts: a source stopped while its
+   * runner still holds an emission returns at once (nothing after it is emitted either way).
+   */
   async #emit(emission: SourceEmission): Promise<boolean> {
     if (this.stopped) return false;
+    const { signal } = this.#context;
+    let onAbort = () => {};
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = resolve;
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
     try {
-      await this.#context.emit(emission);
-      return true;
+      const emitted = Promise.resolve().then(() => this.#context.emit(emission));
+      emitted.catch(() => undefined);
+      await Promise.race([emitted, aborted]);
+      return !this.stopped;
     } catch {
       this.#stopped = true;
       return false;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
     }
   }
 
