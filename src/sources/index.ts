@@ -36,3 +36,4 @@ export {
   type SourceRotatedEmission,
 } from "./source-types.js";
 export { createSseSource, sseSourceOptions } from "./sse-source.js";
+export { createWebSocketSource, websocketSourceOptions } from "./websocket-source.js";
