@@ -2,6 +2,12 @@
 
 // The line core (splitting, batching) and the file, dataset and command sources.
 export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
+export {
+  type CommandCursor,
+  type CommandSourceOptions,
+  createCommandSource,
+  parseCommandCursor,
+} from "./command-source.js";
 export { compareDatasetPaths } from "./dataset-files.js";
 export {
   createDatasetSource,
