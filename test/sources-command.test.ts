@@ -182,6 +182,25 @@ describe("command source", () => {
     await eventually("every process of the group to end", () => pids.every(isGone));
   });
 
+  it("sends a held line after maxWaitMs while the command runs on; a runner that stops ends the command", async () => {
+    const definition = testDefinition("command", "echo $$; exec sleep 300", {
+      batching: { maxLines: 500, maxWaitMs: 5 },
+    });
+    const emitted: SourceEmission[] = [];
+    await createCommandSource(definition, { cwd: tmpdir() }).run({
+      cursor: undefined,
+      signal: new AbortController().signal,
+      emit: async (emission) => {
+        emitted.push(emission);
+        throw new Error("the runner stopped");
+      },
+    });
+    expect(emitted).toHaveLength(1);
+    const pid = Number(linesOf(emitted)[0]);
+    expect(pid).toBeGreaterThan(0);
+    await eventually("the command to end", () => isGone(pid));
+  });
+
   it("fails with source.invalid-options for options it cannot take", async () => {
     const run = startSource(commandSource("true", { options: { restart: "sometimes" } }));
     await run.done;

@@ -1,4 +1,13 @@
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -23,6 +32,17 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Whether this process holds `file` open (a descriptor in /proc/self/fd points at it). */
+function openHere(file: string): boolean {
+  return readdirSync("/proc/self/fd").some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  });
+}
 
 function fileSource(overrides: Partial<SourceDefinition> = {}) {
   return createFileSource(testDefinition("file", path, overrides), { path, pollMs: 10 });
@@ -168,11 +188,13 @@ describe("file source: what it cannot read", () => {
     ]);
   });
 
-  it("stops at once when aborted while waiting, and returns", async () => {
+  it("stops when aborted while waiting, and returns with the file closed", async () => {
     writeFileSync(path, "a\n");
     const run = startSource(fileSource());
     await run.until("a", (all) => linesOf(all).length === 1);
+    expect(openHere(path)).toBe(true);
     await run.stop();
+    expect(openHere(path)).toBe(false);
     appendFileSync(path, "b\n");
     expect(linesOf(run.emissions)).toEqual(["a"]);
   });
