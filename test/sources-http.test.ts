@@ -57,13 +57,14 @@ function start(
     cursor?: SourceCursor;
     accept?: (emission: SourceEmission) => void;
     maxLines?: number;
+    headers?: Record<string, string>;
   } = {},
 ): SourceRun {
   const url = server!.url("/feed");
   const definition = networkDefinition(
     "http",
     url,
-    { interval_ms: 5, ...options },
+    { interval_ms: 5, ...options, ...(extra.headers ? { headers: extra.headers } : {}) },
     extra.maxLines !== undefined ? { maxLines: extra.maxLines } : {},
   );
   const run = startRun(createHttpSource(definition, { url: new URL(url) }), watch, {
@@ -123,8 +124,9 @@ describe("http source: conditional requests and change-only delivery", () => {
       if (request.headers["if-modified-since"] === modified) response.writeHead(304).end();
       else response.writeHead(200, { "last-modified": modified }).end("one line\n");
     });
-    const run = start();
+    const run = start({}, { headers: { authorization: "Bearer t0ken" } });
     await answered(seen, 4);
+    expect(seen.every((entry) => entry.headers.authorization === "Bearer t0ken")).toBe(true);
     expect(
       seen.slice(1, 4).map((entry) => [entry.headers["if-modified-since"], entry.status]),
     ).toEqual([

@@ -45,7 +45,11 @@ function frame(message: FeedMessage): string {
  */
 async function startFeed(messages: FeedMessage[]) {
   watch = new Watch();
-  const feed = { available: 0, lastEventIds: [] as (string | undefined)[] };
+  const feed = {
+    available: 0,
+    lastEventIds: [] as (string | undefined)[],
+    tokens: [] as (string | undefined)[],
+  };
   const open = new Map<ServerResponse, number>();
   const pump = () => {
     for (const [response, next] of open) {
@@ -58,6 +62,7 @@ async function startFeed(messages: FeedMessage[]) {
     const header = request.headers["last-event-id"];
     const lastId = typeof header === "string" ? header : undefined;
     feed.lastEventIds.push(lastId);
+    feed.tokens.push(request.headers["x-token"] as string | undefined);
     const after = lastId === undefined ? 0 : messages.findIndex((m) => m.id === lastId) + 1;
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
     response.write(": hello\n\n");
@@ -77,7 +82,7 @@ async function startFeed(messages: FeedMessage[]) {
 }
 
 function start(
-  options: Record<string, string | number | string[]> = {},
+  options: Record<string, string | number | string[] | Record<string, string>> = {},
   extra: {
     cursor?: SourceCursor;
     maxLines?: number;
@@ -107,7 +112,7 @@ describe("sse source: exactly once across restarts", () => {
     }));
     const { feed, publish } = await startFeed(messages);
     publish(5);
-    const first = start();
+    const first = start({ headers: { "x-token": "secret" } });
     await first.until("m1..m5", (all) => linesOf(all).length === 5);
     await server!.restart();
     publish(10);
@@ -124,6 +129,7 @@ describe("sse source: exactly once across restarts", () => {
     const second = start({}, { cursor });
     await second.until("m11..m15", (all) => linesOf(all).length === 5);
     expect(feed.lastEventIds.at(-1)).toBe("10");
+    expect(feed.tokens.slice(0, 2)).toEqual(["secret", "secret"]);
     expect([...linesOf(first.emissions), ...linesOf(second.emissions)]).toEqual(numbered(1, 15));
   });
 

@@ -38,6 +38,8 @@ interface Accepted {
   socket: WebSocket;
   received: string[];
   closed: boolean;
+  /** The `x-token` header of the opening request. */
+  token: string | undefined;
 }
 
 /**
@@ -58,7 +60,12 @@ async function startWebSocketServer(
     upgrades += 1;
     if (upgrade(upgrades, socket)) return;
     wss.handleUpgrade(request, socket, head, (client) => {
-      const connection: Accepted = { socket: client, received: [], closed: false };
+      const connection: Accepted = {
+        socket: client,
+        received: [],
+        closed: false,
+        token: request.headers["x-token"] as string | undefined,
+      };
       accepted.push(connection);
       client.on("message", (data) => {
         connection.received.push(data.toString());
@@ -97,12 +104,16 @@ function start(
 
 describe("websocket source: messages and reconnects", () => {
   it("turns messages into lines with a { connection, messages } cursor", async () => {
-    await startWebSocketServer(({ socket }) => {
+    const accepted = await startWebSocketServer(({ socket }) => {
       socket.send("a\nb");
       socket.send("c\n");
     });
-    const run = start({}, { cursor: { connection: 4, messages: 9 } });
+    const run = start(
+      { headers: { "x-token": "abc" } },
+      { cursor: { connection: 4, messages: 9 } },
+    );
     await run.until("three lines", (all) => linesOf(all).length === 3);
+    expect(accepted[0]!.token).toBe("abc");
     expect(linesOf(run.emissions)).toEqual(["a", "b", "c"]);
     expect(chunksOf(run.emissions).at(-1)!.cursor).toEqual({ connection: 5, messages: 2 });
   });
