@@ -101,6 +101,11 @@ export interface SourceChunkEmission {
   cut?: { lines: number; bytes: number };
   /** Input bytes that were not valid UTF-8 (each replaced by U+FFFD). */
   invalidBytes?: number;
+  /**
+   * Kept lines matching each of the definition's named `patterns` (every name present, 0 when
+   * none matched); absent when the definition names no patterns.
+   */
+  matches?: { [name: string]: number };
 }
 
 /**

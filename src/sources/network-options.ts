@@ -1,0 +1,102 @@
+/**
+ * The options the network sources (http, sse, websocket) share, their checks, and the one way
+ * they turn a bad definition into a `failed` emission: what retrying cannot fix.
+ */
+import { z } from "zod";
+import type { SourceContext, SourceDefinition, SourceFailedEmission } from "./source-types.js";
+
+/** 16 MiB: the default bound on one HTTP body or one SSE/WebSocket message. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+const positiveMs = z.number().int().min(1).max(86_400_000);
+
+/** Request headers as a record of strings; names and values must be ones `Headers` accepts. */
+export const headersOption = z
+  .record(z.string(), z.string())
+  .default({})
+  .superRefine((record, context) => {
+    try {
+      new Headers(record);
+    } catch {
+      context.addIssue({
+        code: "custom",
+        message:
+          "a header has an invalid name or value (names: letters, digits, `-`; no line breaks)",
+      });
+    }
+  });
+
+/** Reconnection delays: the first wait (`retry_ms`, default 1,000) doubling up to `max_backoff_ms`. */
+export const reconnectOptions = {
+  retry_ms: positiveMs.default(1_000),
+  max_backoff_ms: positiveMs.default(60_000),
+};
+
+/** A byte bound option (at least 1 byte, at most 1 GiB). */
+export function byteLimit(defaultBytes: number) {
+  return z
+    .number()
+    .int()
+    .min(1)
+    .max(1024 ** 3)
+    .default(defaultBytes);
+}
+
+/** A positive number of milliseconds with a default. */
+export function milliseconds(defaultMs: number) {
+  return positiveMs.default(defaultMs);
+}
+
+/**
+ * The definition's `options` checked against `schema`: the parsed options, or the `failed`
+ * emission (`source.bad-options`) that names each wrong option and what it accepts.
+ */
+export function parseSourceOptions<Schema extends z.ZodType>(
+  definition: SourceDefinition,
+  schema: Schema,
+): { options: z.output<Schema> } | { failed: SourceFailedEmission } {
+  const parsed = schema.safeParse(definition.options);
+  if (parsed.success) return { options: parsed.data };
+  const issues = parsed.error.issues
+    .map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`)
+    .join("; ");
+  return {
+    failed: {
+      type: "failed",
+      code: "source.bad-options",
+      message: `${definition.kind} source ${definition.id} has invalid options (${issues}); fix them in its definition`,
+    },
+  };
+}
+
+/**
+ * `undefined` when `url` uses one of `schemes` (with their colons: `"https:"`), else the
+ * `failed` emission (`source.bad-target`) that says which schemes the kind reads.
+ */
+export function checkScheme(
+  definition: SourceDefinition,
+  url: URL,
+  schemes: readonly string[],
+): SourceFailedEmission | undefined {
+  if (schemes.includes(url.protocol)) return undefined;
+  return {
+    type: "failed",
+    code: "source.bad-target",
+    message: `${definition.kind} source ${definition.id} cannot read ${url.protocol} URLs (${url.href}); use ${schemes.map((scheme) => `${scheme}//`).join(" or ")}`,
+  };
+}
+
+/**
+ * Hands a source's last emission (a `failed` before it read anything) to the runner, ignoring a
+ * refusal: the run ends after it either way.
+ */
+export async function emitFinal(
+  context: SourceContext,
+  emission: SourceFailedEmission,
+): Promise<void> {
+  try {
+    await context.emit(emission);
+  } catch {
+    // The runner stopped: there is no one left to tell.
+  }
+}

@@ -1,0 +1,15 @@
+import type { z } from "zod";
+import type { SourceDefinition } from "./source-types.js";
+
+/**
+ * A message for a definition whose `options` failed an adapter's schema: each problem with the
+ * option's name, so the manifest can be fixed (`file source "app": options.from: Invalid option:
+ * expected one of "start"|"end"`).
+ */
+export function optionsProblem(definition: SourceDefinition, error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const path = ["options", ...issue.path.map(String)].join(".");
+    return `${path}: ${issue.message}`;
+  });
+  return `${definition.kind} source "${definition.id}": ${problems.join("; ")}; fix the source's options in its definition`;
+}
