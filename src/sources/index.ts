@@ -1,5 +1,29 @@
 // Continuous inputs with durable cursors: the adapter contract, the adapters, and their runner.
 export {
+  checkSourceEntry,
+  defaultSourceMode,
+  PATTERN_NAME,
+  SOURCE_SCHEMES,
+  type SourceEntry,
+  sourceEntryOf,
+  sourceEntrySchema,
+} from "./source-definition.js";
+export { sourceHostRules } from "./source-hosts.js";
+export {
+  BATCH_FIELDS,
+  SOURCE_ACTION_FIELDS,
+  SOURCE_FIELDS,
+  type SourceIssue,
+  sourceConfigError,
+} from "./source-issues.js";
+export {
+  NO_SOURCE_ACTIONS,
+  parseSourceManifest,
+  SOURCE_MANIFEST_KEYS,
+  type SourceActionsPolicy,
+  type SourceManifest,
+} from "./source-manifest.js";
+export {
   DEFAULT_BATCHING,
   SOURCE_KINDS,
   type Source,
