@@ -1,5 +1,12 @@
 // Continuous inputs with durable cursors: the adapter contract, the adapters, and their runner.
 export {
+  checkSourceAccess,
+  type SourceAccess,
+  SourceAccessError,
+  type SourceAccessErrorCode,
+  type SourceAccessPolicy,
+} from "./source-access.js";
+export {
   checkSourceEntry,
   defaultSourceMode,
   PATTERN_NAME,
