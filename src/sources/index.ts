@@ -48,3 +48,12 @@ export {
   type SourceNoticeEmission,
   type SourceRotatedEmission,
 } from "./source-types.js";
+export {
+  applySourceEvent,
+  emptySourcesState,
+  readSourcesState,
+  SOURCES_STATE_EVENT_TYPES,
+  type SourceState,
+  type SourcesState,
+  sourcesStateProjection,
+} from "./sources-state.js";
