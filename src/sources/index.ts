@@ -7,6 +7,14 @@ export {
   type SourceAccessPolicy,
 } from "./source-access.js";
 export {
+  CHUNK_MEDIA_TYPE,
+  compilePatterns,
+  countMatches,
+  DEFAULT_ARTIFACT_BYTES,
+  type PatternMatchers,
+  readChunkLines,
+} from "./source-chunk.js";
+export {
   checkSourceEntry,
   defaultSourceMode,
   PATTERN_NAME,
@@ -30,6 +38,14 @@ export {
   type SourceActionsPolicy,
   type SourceManifest,
 } from "./source-manifest.js";
+export {
+  type SourceRunner,
+  SourceRunnerError,
+  type SourceRunnerErrorCode,
+  type SourceRunnerOptions,
+  type SourceRunnerOutcome,
+  startSourceRunner,
+} from "./source-runner.js";
 export {
   DEFAULT_BATCHING,
   SOURCE_KINDS,
