@@ -1,4 +1,6 @@
 // Continuous inputs with durable cursors: the adapter contract, the adapters, and their runner.
+
+export { lineShape } from "./line-shapes.js";
 export {
   checkSourceAccess,
   type SourceAccess,
@@ -23,6 +25,11 @@ export {
   sourceEntryOf,
   sourceEntrySchema,
 } from "./source-definition.js";
+export {
+  type DigestChunk,
+  renderSourceDigest,
+  type SourceDigestInput,
+} from "./source-digest.js";
 export { sourceHostRules } from "./source-hosts.js";
 export {
   BATCH_FIELDS,
