@@ -46,6 +46,15 @@ export {
   type SourceManifest,
 } from "./source-manifest.js";
 export {
+  DEFAULT_RECALL_BYTES,
+  DEFAULT_RECALL_LINES,
+  type RecalledLines,
+  type RecallQuery,
+  recallSourceLines,
+  SourceRecallError,
+  type SourceRecallErrorCode,
+} from "./source-recall.js";
+export {
   type SourceRunner,
   SourceRunnerError,
   type SourceRunnerErrorCode,
