@@ -45,8 +45,9 @@ export class SourceRecallError extends SpoolError {
   }
 }
 
-/** Default bounds of a recall. */
+/** Lines a recall returns at most when the query names no `max_lines`. */
 export const DEFAULT_RECALL_LINES = 2_000;
+/** Bytes of text a recall returns at most when the query names no `max_bytes`. */
 export const DEFAULT_RECALL_BYTES = 64 * 1024;
 
 const CHUNK_TYPES = ["source.chunk"] as const;
