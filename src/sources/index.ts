@@ -32,6 +32,11 @@ export {
   type SourceAccessPolicy,
 } from "./source-access.js";
 export {
+  DEFAULT_SOURCE_ADAPTERS,
+  type SourceAdapter,
+  type SourceAdapters,
+} from "./source-adapters.js";
+export {
   CHUNK_MEDIA_TYPE,
   compilePatterns,
   countMatches,

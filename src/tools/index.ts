@@ -28,7 +28,12 @@ export {
   MAX_REDIRECTS,
 } from "./http-fetch.js";
 export { DEFAULT_TOOL_LIMITS, resolveToolLimits, type ToolLimits } from "./limits.js";
-export { type ShellRunOptions, type ShellRunResult, shellRunTool } from "./shell-run.js";
+export {
+  commandEnvironment,
+  type ShellRunOptions,
+  type ShellRunResult,
+  shellRunTool,
+} from "./shell-run.js";
 export { formatToolCatalogue, type ToolCatalogueEntry, toolCatalogue } from "./tool-catalogue.js";
 export { ToolError, type ToolErrorCode, toFsToolError } from "./tool-error.js";
 export { SKIPPED_DIRECTORIES } from "./walk.js";

@@ -67,7 +67,7 @@ function parameters(limits: ToolLimits) {
 }
 
 /** The environment a command gets: a few basics, never the runtime's secrets, then `extra`. */
-function commandEnvironment(extra: Record<string, string> = {}): Record<string, string> {
+export function commandEnvironment(extra: Record<string, string> = {}): Record<string, string> {
   const base: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     LANG: process.env.LANG ?? "C.UTF-8",
