@@ -5,10 +5,13 @@ export type Target =
   | { maxValue: number }
   | { minValue: number };
 
-/** Units of a row; `ms` and `µs` are latencies (lower is better), the rest throughputs. */
-export type Unit = "events/s" | "tokens/s" | "MB/s" | "ms" | "µs";
+/**
+ * Units of a row; `ms` and `µs` are latencies and `MiB` memory (lower is better), the rest
+ * throughputs.
+ */
+export type Unit = "events/s" | "lines/s" | "tokens/s" | "MB/s" | "ms" | "µs" | "MiB";
 
-const LATENCY_UNITS: readonly Unit[] = ["ms", "µs"];
+const LATENCY_UNITS: readonly Unit[] = ["ms", "µs", "MiB"];
 
 /** One line of a table: Spool's median beside the engine's ceiling from the same run. */
 export interface ResultRow {
@@ -60,7 +63,8 @@ function value(n: number, unit: Unit): string {
   if (LATENCY_UNITS.includes(unit)) return `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ${unit}`;
   if (unit === "MB/s")
     return `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en-US")} MB/s`;
-  return `${Math.round(n).toLocaleString("en-US")}${unit === "tokens/s" ? " tokens" : ""}/s`;
+  const noun = unit === "tokens/s" ? " tokens" : unit === "lines/s" ? " lines" : "";
+  return `${Math.round(n).toLocaleString("en-US")}${noun}/s`;
 }
 
 function targetText(row: ResultRow): string {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
@@ -25,6 +25,7 @@ import { measureProviderStreams } from "./providers/stream-throughput.js";
 import { type EngineSection, renderSection } from "./report.js";
 import { measureRuntimeOverhead } from "./runtime/runtime-overhead.js";
 import { measureStepLatency } from "./runtime/step-latency.js";
+import { measureSourceIngest } from "./sources/source-ingest.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 
 const started = performance.now();
@@ -79,7 +80,7 @@ function section(
   });
 }
 
-const GROUPS = ["log", "protocol", "providers", "runtime", "continuity"] as const;
+const GROUPS = ["log", "protocol", "providers", "runtime", "continuity", "sources"] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The groups named on the command line (all when none). */
@@ -143,6 +144,13 @@ async function main(): Promise<void> {
         measureCompileScaling(config.runs, progress),
       ),
       await guarded("Handoff overhead", () => measureHandoffOverhead(config.runs, progress)),
+    );
+  }
+  if (groups.has("sources")) {
+    sections.push(
+      await guarded("Sources: ingest into the log", () =>
+        measureSourceIngest(config.runs, progress),
+      ),
     );
   }
 

@@ -2,6 +2,7 @@ import type { EventStore } from "../log/index.js";
 import {
   type AnyNewEvent,
   EventValidationError,
+  eventSpec,
   SpoolError,
   type SpoolErrorOptions,
   type SpoolEvent,
@@ -78,11 +79,15 @@ const clip = (text: string, max: number) =>
  * `artifactBytes`); `rotated` as `source.rotated`; a notice as `source.failed` with `final:
  * false`; `exhausted` as `source.exhausted`; `failed` as `source.failed` with `final: true`.
  *
- * Emissions are logged one at a time in the order they were emitted. Once stopped, ended or
- * refused, `emit` rejects (`SourceRunnerError`, or the store's `StoreError`) and logs nothing
- * more; an append already under way completes. A failed append (the store closed, the lease
- * lost) stops the runner; nothing ever throws out of `done`. So the log alone says where a new
- * runner resumes: every logged chunk once, none lost.
+ * Emissions are logged in the order they were emitted. Up to `IN_FLIGHT` of them may be on
+ * their way to the log at once (the store commits them together), so `emit` resolves as soon as
+ * its emission is queued behind fewer than that, and otherwise once the oldest one is durable:
+ * a source reads ahead of the log by a bounded amount. That loses nothing on a crash: a new
+ * runner resumes from the cursor of the last chunk that is durable, and reads again whatever
+ * was not. Once stopped, ended or refused, `emit` rejects (`SourceRunnerError`, or the store's
+ * `StoreError`) and logs nothing more; appends already under way complete. A failed append (the
+ * store closed, the lease lost) stops the runner; nothing ever throws out of `done`. So the log
+ * alone says where a new runner resumes: every logged chunk once, none lost.
  */
 export function startSourceRunner(options: SourceRunnerOptions): SourceRunner {
   const runner = new Runner(options);
@@ -96,6 +101,9 @@ export function startSourceRunner(options: SourceRunnerOptions): SourceRunner {
   };
 }
 
+/** Emissions on their way to the log at once, at most (see `startSourceRunner`). */
+export const IN_FLIGHT = 16;
+
 /** The state of one running source: its position, its queue of emissions, how it ended. */
 class Runner {
   readonly id: string;
@@ -106,6 +114,8 @@ class Runner {
   private chunks: number;
   private ended: SourceRunnerOutcome | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Appends issued and not yet durable, oldest first. */
+  private readonly inFlight: Promise<void>[] = [];
 
   constructor(private readonly options: SourceRunnerOptions) {
     this.id = options.source.definition.id;
@@ -152,17 +162,31 @@ class Runner {
       }
     }
     await this.queue.catch(() => {});
+    await Promise.allSettled([...this.inFlight]);
     this.outcome = this.ended ?? { reason: signal.aborted ? "stopped" : "returned" };
   }
 
-  /** Queues `emission` behind the ones before it; resolves once it is durable. */
+  /**
+   * Queues `emission` behind the ones before it: each is prepared (numbered, paced, checked) in
+   * order and its append is issued in order, without waiting for the one before to be durable.
+   * Resolves once fewer than `IN_FLIGHT` emissions are still on their way to the log.
+   */
   private emit(emission: SourceEmission): Promise<void> {
-    const next = this.queue.then(() => this.handle(emission));
-    this.queue = next.catch(() => {});
-    return next;
+    const issued = this.queue.then(() => this.issue(emission));
+    this.queue = issued.catch(() => {});
+    const durable = issued.then((append) => append);
+    durable.catch(() => {});
+    this.inFlight.push(durable);
+    const settle = () => {
+      this.inFlight.splice(this.inFlight.indexOf(durable), 1);
+    };
+    durable.then(settle, settle);
+    if (this.inFlight.length <= IN_FLIGHT) return issued.then(() => undefined);
+    return durable;
   }
 
-  private async handle(emission: SourceEmission): Promise<void> {
+  /** Prepares `emission` and issues its append; resolves (once issued) with the append. */
+  private async issue(emission: SourceEmission): Promise<Promise<void>> {
     this.checkOpen();
     try {
       if (emission.type === "chunk") {
@@ -177,16 +201,17 @@ class Runner {
           this.matchers,
           this.options.artifactBytes ?? DEFAULT_ARTIFACT_BYTES,
         );
-        await this.append({ type: "source.chunk", data });
+        const event = checked({ type: "source.chunk", data });
         this.chunks = n;
-        return;
+        return this.watch(this.append(event));
       }
-      await this.append(this.eventOf(emission));
+      const event = checked(this.eventOf(emission));
       if (emission.type === "exhausted") this.ended = { reason: "exhausted" };
       if (emission.type === "failed") this.ended = { reason: "failed" };
+      return this.watch(this.append(event));
     } catch (error) {
       if (error instanceof SourceRunnerError) throw error;
-      if (error instanceof EventValidationError) return this.refuseEmission(emission, error);
+      if (error instanceof EventValidationError) throw await this.refuseEmission(emission, error);
       if (this.controller.signal.aborted) throw this.stoppedError();
       this.ended = { reason: "refused", error };
       this.controller.abort();
@@ -194,8 +219,20 @@ class Runner {
     }
   }
 
+  /** An append's outcome: a refusal (the store closed, the lease lost) ends the runner. */
+  private watch(append: Promise<void>): Promise<void> {
+    return append.catch((error: unknown) => {
+      if (this.ended?.reason !== "refused") this.ended = { reason: "refused", error };
+      this.controller.abort();
+      throw error;
+    });
+  }
+
   /** An emission the catalog refuses is a bug of its adapter: logged as its final failure. */
-  private async refuseEmission(emission: SourceEmission, error: EventValidationError) {
+  private async refuseEmission(
+    emission: SourceEmission,
+    error: EventValidationError,
+  ): Promise<EventValidationError> {
     const message = `the ${this.options.source.definition.kind} adapter emitted a ${emission.type} the log refuses: ${error.message}`;
     try {
       await this.append({
@@ -211,7 +248,7 @@ class Runner {
       this.ended = { reason: "refused", error: appendError };
     }
     this.controller.abort();
-    throw error;
+    return error;
   }
 
   private eventOf(
@@ -287,4 +324,19 @@ class Runner {
       // The event is durable already; a listener's failure is the listener's to report.
     }
   }
+}
+
+/** `event` if the catalog accepts its data; else an `EventValidationError`, before any append. */
+function checked(event: Omit<AnyNewEvent, "continuity">): Omit<AnyNewEvent, "continuity"> {
+  const spec = eventSpec(event.type);
+  if (!spec || spec.fastData?.(event.data) !== undefined) return event;
+  const parsed = spec.schema.safeParse(event.data);
+  if (parsed.success) return event;
+  throw new EventValidationError(
+    event.type,
+    parsed.error.issues.map((issue) => ({
+      path: ["data", ...issue.path.map(String)].join("."),
+      message: issue.message,
+    })),
+  );
 }

@@ -1,9 +1,9 @@
 /**
  * The contract between the sources module and its adapters. A source reads one continuous input
  * (a file tail, a command's output, an HTTP resource, an SSE or WebSocket feed, a dataset) and
- * hands what it read to its runner as emissions, each with the cursor after it. The runner logs an
- * emission durably (the chunk and its cursor in one append) before the source reads on, so a
- * crash resumes every source from its last logged cursor: no line lost, none delivered twice.
+ * hands what it read to its runner as emissions, each with the cursor after it. The runner logs
+ * each emission (the chunk and its cursor in one event), in order, so a crash resumes every
+ * source from its last logged cursor: no line lost, none delivered twice.
  */
 
 /** A JSON value, as cursors and options hold them. */
@@ -166,9 +166,12 @@ export interface SourceContext {
   /** Aborted when the source is paused, removed or its runtime closes: `run` then returns soon. */
   signal: AbortSignal;
   /**
-   * Hands one emission to the runner; resolves once it is durable in the log. A source emits the
-   * next only after the previous resolved (backpressure: it reads no further meanwhile), and a
-   * rejection means the runner stopped: the source returns without emitting more.
+   * Hands one emission to the runner, which logs emissions in the order they were made. It
+   * resolves once the runner can take more: the emission is durable, or queued behind a bounded
+   * number of others on their way to the log (see `IN_FLIGHT`). A source emits the next only
+   * after the previous resolved (backpressure: it reads no further meanwhile), and a rejection
+   * means the runner stopped: the source returns without emitting more. Reading ahead of the log
+   * loses nothing: after a crash a source resumes from the cursor of its last durable chunk.
    */
   emit(emission: SourceEmission): Promise<void>;
 }
