@@ -16,6 +16,7 @@ import { providersDecode } from "./commands/providers-decode.js";
 import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
 import { runCommand } from "./commands/run.js";
 import { signCommand } from "./commands/sign.js";
+import { sourcesCommand } from "./commands/sources.js";
 import { tailCommand } from "./commands/tail.js";
 import { threadsCommand } from "./commands/threads.js";
 import { transcriptCommand } from "./commands/transcript.js";
@@ -54,6 +55,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   sign: { "": signCommand },
   tail: { "": tailCommand },
   threads: { "": threadsCommand },
+  sources: { "": sourcesCommand },
   pin: { "": pinCommand },
   unpin: { "": unpinCommand },
   pins: { "": pinsCommand },

@@ -7,6 +7,7 @@ import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
 import { RUN_USAGE } from "./commands/run.js";
 import { SIGN_USAGE } from "./commands/sign.js";
+import { SOURCES_USAGE } from "./commands/sources.js";
 import { TAIL_USAGE } from "./commands/tail.js";
 import { THREADS_USAGE } from "./commands/threads.js";
 import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
@@ -59,6 +60,7 @@ Commands:
   replay <continuity>           Re-derive a continuity from its log; exit 1 on a difference
   tail [continuity]             Follow a continuity live as a conversation
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
+  sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
@@ -230,6 +232,7 @@ Run \`spool protocol parse --help\` for its options.
   sign: SIGN_USAGE,
   tail: TAIL_USAGE,
   threads: THREADS_USAGE,
+  sources: SOURCES_USAGE,
   context: CONTEXT_USAGE,
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,
