@@ -125,7 +125,7 @@ describe("the built-in stream summarizer and log monitor", () => {
     ]);
     expect(manifest.feeds.internalActions.enabled).toBe(true);
     // Kept as written: the sources module validates it.
-    expect(manifest.sources).toEqual([
+    expect(manifest.sources.sources).toEqual([
       {
         id: "log",
         kind: "file",
@@ -136,7 +136,7 @@ describe("the built-in stream summarizer and log monitor", () => {
       },
     ]);
     const error = new RegExp(
-      (manifest.sources as [{ patterns: { error: string } }])[0].patterns.error,
+      (manifest.sources.sources as [{ patterns: { error: string } }])[0].patterns.error,
     );
     const lines = generateLogLines({ seed: 5, count: 400, burstAt: 100, burstLength: 20 });
     expect(lines.slice(100, 120).every((line) => error.test(line))).toBe(true);

@@ -6,6 +6,7 @@ import {
   checkInputs,
   createItemSpace,
   type Directive,
+  displayPath,
   effectiveLimits,
   findBuiltinDir,
   type ItemSpace,
@@ -42,10 +43,13 @@ import {
   type AgentSpec,
   fillInputs,
   type RunLimits,
+  type SourceAdapter,
 } from "../runtime/index.js";
+import type { SourceKind } from "../sources/index.js";
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
+import { agentSources } from "./agent-sources.js";
 import { describeCapabilities } from "./capabilities.js";
 
 /** What `assembleAgent` needs. */
@@ -69,6 +73,11 @@ export interface AssembleOptions {
   provider?: Provider;
   /** The model id to use with `provider` (replay passes the one the log recorded). */
   model?: string;
+  /**
+   * The adapter of each source kind the manifest's sources (and the model's) may use; a source of
+   * a kind without one fails with `source.no-adapter` when it starts. Default none.
+   */
+  sourceAdapters?: Partial<Record<SourceKind, SourceAdapter>>;
 }
 
 /** An agent ready to run: the runtime's options and what to tell the user about it. */
@@ -188,6 +197,15 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     }
   };
   const tools = toolsFor(options.workspace, directive, manifest, config);
+  const sources = manifest
+    ? agentSources({
+        manifest,
+        workspace: options.workspace,
+        tools,
+        adapters: options.sourceAdapters ?? {},
+        manifestFile: displayPath(manifest.source.path, options.workspace),
+      })
+    : undefined;
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
   const host: RelicHost = createRelicHost({
     store: options.store,
@@ -245,6 +263,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       // Every source reads through the action path (logged, permission-checked); without a
       // manifest the agent starts with no feeds and may add its own (every internal action allowed).
       feeds: { manifest: manifest?.feeds ?? parseFeedManifest({}), env: options.env },
+      ...(sources ? { sources } : {}),
       hooks: loadHooks({ space }).hooks,
       continuation,
       summarizerFor: (name) =>

@@ -38,11 +38,24 @@ export interface AgentManifest {
   tools: ToolSetting[];
   /** `context_feeds`, `internal_actions` and `feed_environment`, as `parseFeedManifest` reads them. */
   feeds: FeedManifest;
-  /** `sources` as written, unchecked: the sources module validates it. */
-  sources?: unknown;
-  /** `source_actions` as written, unchecked: the sources module validates it. */
-  sourceActions?: unknown;
+  /** `sources` and `source_actions` as written, for the sources module to validate. */
+  sources: ManifestSourceSections;
   source: ItemSource;
+}
+
+/**
+ * An agent manifest's `sources` and `source_actions`, as the YAML has them (absent when it lacks
+ * them). The sources module sits above this one, so the composition root (`src/app`) validates
+ * them (`parseSourceManifest`) and reports each issue at its line (`issues`).
+ */
+export interface ManifestSourceSections {
+  sources?: unknown;
+  source_actions?: unknown;
+  /**
+   * A `ConfigError` (`config.agent`) of the manifest file listing `found` (each a path as the
+   * manifest reads it, `sources[1].batch.max_lines`, and a message) at their lines.
+   */
+  issues(found: readonly { path: string; message: string }[]): ConfigError;
 }
 
 /** Options of `parseAgentManifest`. */
@@ -64,6 +77,8 @@ export interface ParseAgentManifestOptions {
 
 const HINT = "Fix each field named; docs/directives.md describes agent manifests";
 const FEED_SECTIONS = ["context_feeds", "internal_actions", "feed_environment"];
+/** The sections the sources module reads (`SOURCE_MANIFEST_KEYS` there). */
+const SOURCE_SECTIONS = ["sources", "source_actions"] as const;
 
 const wholeNumber = (field: string, min: number, example: number) =>
   z
@@ -205,6 +220,26 @@ export function parseAgentManifest(
     throw itemConfigError("config.agent", file, issues, HINT);
   }
   const manifest = parsed.data;
+  const sections: Record<string, unknown> = {};
+  for (const key of SOURCE_SECTIONS) {
+    if (isRecord(data) && data[key] !== undefined && data[key] !== null) sections[key] = data[key];
+  }
+  const sources: ManifestSourceSections = {
+    ...sections,
+    issues: (found) =>
+      itemConfigError(
+        "config.agent",
+        file,
+        found
+          .map((issue) => ({
+            ...yamlIssue(document, counter, issuePath(issue.path), ""),
+            field: issue.path,
+            message: issue.message,
+          }))
+          .sort((a, b) => (a.line ?? 0) - (b.line ?? 0)),
+        HINT,
+      ),
+  };
   return {
     name: options.name,
     directive: manifest.directive,
@@ -228,8 +263,7 @@ export function parseAgentManifest(
     inputs: manifest.inputs ?? {},
     tools,
     feeds,
-    ...(manifest.sources !== undefined ? { sources: manifest.sources } : {}),
-    ...(manifest.source_actions !== undefined ? { sourceActions: manifest.source_actions } : {}),
+    sources,
     source: {
       path: options.path,
       tier: options.tier ?? "project",
@@ -241,6 +275,13 @@ export function parseAgentManifest(
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A path as a manifest reads it (`sources[1].batch.max_lines`), as segments. */
+function issuePath(path: string): (string | number)[] {
+  return [...path.matchAll(/\[(\d+)\]|[^.[\]]+/g)].map((match) =>
+    match[1] !== undefined ? Number(match[1]) : match[0],
+  );
 }
 
 /** The issues of `parseFeedManifest`'s error, in the item format. */

@@ -60,6 +60,22 @@ export interface HookAction {
   params: unknown;
 }
 
+/**
+ * How often a hook may fire, measured on the logged times of the events that trigger it (never
+ * the wall clock, so a replay holds back the same firings): at least `minIntervalMs` after its
+ * previous firing, and at most `maxPerHour` firings in any hour up to and including this one.
+ */
+export interface HookRateLimit {
+  minIntervalMs?: number;
+  maxPerHour?: number;
+}
+
+/** The events whose firings have a logged time, so a hook on them may have a `rate_limit`. */
+export const RATE_LIMITED_EVENTS: readonly HookEventName[] = [
+  "stream_chunk_received",
+  "stream_source_exhausted",
+];
+
 /** A hook that is on: answers `event` when `condition` holds (always, without one). */
 export interface HookDefinition {
   id: string;
@@ -69,6 +85,8 @@ export interface HookDefinition {
   description?: string;
   /** Compiled (regular expressions included); absent means the hook always matches. */
   condition?: HookCondition;
+  /** Absent: the hook fires every time its condition holds. */
+  rateLimit?: HookRateLimit;
   action: HookAction;
   source: HookSource;
 }
@@ -120,6 +138,28 @@ const hookSchema = z.strictObject(
     description: z.string({ error: "must be text" }).optional(),
     enabled: z.boolean({ error: "must be true or false" }).optional(),
     condition: z.unknown().optional(),
+    rate_limit: z
+      .strictObject(
+        {
+          min_interval_ms: z
+            .number({ error: "must be a number of milliseconds, e.g. min_interval_ms: 60000" })
+            .int("must be a whole number of milliseconds, e.g. min_interval_ms: 60000")
+            .positive("must be more than 0, e.g. min_interval_ms: 60000")
+            .optional(),
+          max_per_hour: z
+            .number({ error: "must be a whole number, e.g. max_per_hour: 10" })
+            .int("must be a whole number, e.g. max_per_hour: 10")
+            .min(1, "must be at least 1, e.g. max_per_hour: 10")
+            .optional(),
+        },
+        {
+          error: (issue) =>
+            issue.code === "unrecognized_keys"
+              ? "a rate_limit has min_interval_ms and max_per_hour (check the spelling)"
+              : "must be a mapping, e.g. rate_limit: { min_interval_ms: 60000 }",
+        },
+      )
+      .optional(),
     action: z
       .strictObject(
         {
@@ -146,7 +186,7 @@ const hookSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "a hook has id, event, layer, description, enabled, condition, action (check the spelling)"
+        ? "a hook has id, event, layer, description, enabled, condition, rate_limit, action (check the spelling)"
         : "a hook must be a mapping with id, event, condition, action",
   },
 );
@@ -223,6 +263,19 @@ export function parseHookFile(text: string, options: ParseHookFileOptions): Hook
         "is missing: what the hook runs, e.g. action: { primary: execute, item_type: directive, item_id: summarize }",
       );
     }
+    const limit = hook.rate_limit;
+    if (limit && limit.min_interval_ms === undefined && limit.max_per_hour === undefined) {
+      locate(
+        [...at, "rate_limit"],
+        "names no limit: give min_interval_ms, max_per_hour or both, e.g. rate_limit: { min_interval_ms: 60000 }",
+      );
+    }
+    if (limit && hook.event !== undefined && !RATE_LIMITED_EVENTS.includes(hook.event)) {
+      locate(
+        [...at, "rate_limit"],
+        `is only for ${RATE_LIMITED_EVENTS.join(" and ")} (their firings have a logged time); remove it from this ${hook.event} hook`,
+      );
+    }
     if (hook.action) {
       const id = hook.action.item_id;
       if (id.includes("${")) {
@@ -253,6 +306,7 @@ export function parseHookFile(text: string, options: ParseHookFileOptions): Hook
       enabled: true,
       event: hook.event,
       ...(condition ? { condition } : {}),
+      ...(limit ? { rateLimit: rateLimitOf(limit) } : {}),
       action: {
         primary: "execute",
         item_type: hook.action.item_type,
@@ -266,6 +320,13 @@ export function parseHookFile(text: string, options: ParseHookFileOptions): Hook
     throw itemConfigError("config.hook", file, issues, HOOK_HINT);
   }
   return entries;
+}
+
+function rateLimitOf(limit: { min_interval_ms?: number; max_per_hour?: number }): HookRateLimit {
+  return {
+    ...(limit.min_interval_ms !== undefined ? { minIntervalMs: limit.min_interval_ms } : {}),
+    ...(limit.max_per_hour !== undefined ? { maxPerHour: limit.max_per_hour } : {}),
+  };
 }
 
 /**

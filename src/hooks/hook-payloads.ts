@@ -67,6 +67,43 @@ export interface ThreadHookPayload extends Open {
   directive: string;
 }
 
+/**
+ * `stream_chunk_received`: a delivery turn brought a source's chunks `from_chunk`..`to_chunk` to
+ * the agent (fired once per source the turn delivers, when its run starts).
+ */
+export interface StreamChunkHookPayload extends Open {
+  source_id: string;
+  /** The source's kind (`file`, `command`, `http`, `sse`, `websocket`, `dataset`). */
+  kind: string;
+  /** Its path, command line or URL. */
+  target: string;
+  from_chunk: number;
+  to_chunk: number;
+  /** How many chunks the delivery holds (`to_chunk - from_chunk + 1`). */
+  chunks: number;
+  /** Lines kept, summed over the chunks. */
+  lines: number;
+  /** Input bytes read, skipped lines included. */
+  bytes: number;
+  /** Lines the source's filter left out. */
+  skipped: number;
+  /** Lines matching each of the source's named patterns (`matches.error`), summed. */
+  matches: Record<string, number>;
+  /** Where the source stands after the last chunk delivered. */
+  cursor: Record<string, unknown>;
+}
+
+/** `stream_source_exhausted`: a delivery told the agent a source's input has ended for good. */
+export interface StreamExhaustedHookPayload extends Open {
+  source_id: string;
+  kind: string;
+  target: string;
+  /** Chunks the source read in all. */
+  chunks: number;
+  /** Where it ended. */
+  cursor: Record<string, unknown>;
+}
+
 /** The payload of each hook event; docs/hooks.md describes the fields. */
 export interface HookPayloads {
   error: ErrorHookPayload;
@@ -80,8 +117,8 @@ export interface HookPayloads {
   "thread.suspended": ThreadHookPayload;
   "thread.cancelled": ThreadHookPayload;
   "thread.continued": ThreadHookPayload;
-  stream_chunk_received: Open;
-  stream_source_exhausted: Open;
+  stream_chunk_received: StreamChunkHookPayload;
+  stream_source_exhausted: StreamExhaustedHookPayload;
 }
 
 /** The payload of `event`. */

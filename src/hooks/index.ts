@@ -1,6 +1,6 @@
 /**
  * Hooks: YAML rules that answer runtime events (errors, limits, context pressure, thread
- * lifecycle) by running a directive or a tool. Files live in the three item tiers
+ * lifecycle, source streams) by running a directive or a tool. Files live in the three item tiers
  * (`.ai/hooks/`, `~/.ai/hooks/`, built-in `hooks/`); this module parses, layers and evaluates
  * them and knows nothing of the runtime that acts on the firings. docs/hooks.md describes them.
  */
@@ -26,9 +26,11 @@ export {
   type HookEventName,
   type HookItemType,
   type HookLayer,
+  type HookRateLimit,
   type HookSource,
   type ParseHookFileOptions,
   parseHookFile,
+  RATE_LIMITED_EVENTS,
 } from "./hook-definition.js";
 /** Evaluating hooks against events, edge-triggered where asked. */
 export {
@@ -56,6 +58,8 @@ export type {
   HookPayload,
   HookPayloads,
   LimitHookPayload,
+  StreamChunkHookPayload,
+  StreamExhaustedHookPayload,
   ThreadHookPayload,
 } from "./hook-payloads.js";
 /** Loading and layering the tiers' hook files. */

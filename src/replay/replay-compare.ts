@@ -42,6 +42,29 @@ const CONTINUITY_INPUTS: ReadonlySet<string> = new Set([
   "feed.failed",
 ]);
 
+/**
+ * What a source's runner writes as it reads the world: replay copies these and never opens a
+ * source.
+ */
+const SOURCE_READS: ReadonlySet<string> = new Set([
+  "source.started",
+  "source.chunk",
+  "source.rotated",
+  "source.failed",
+  "source.exhausted",
+]);
+
+/**
+ * Changes to a source: the model's decisions when `by: "action"` (replay runs the action and
+ * compares what it logs), inputs otherwise (the manifest at start, the CLI, the runtime).
+ */
+const SOURCE_CHANGES: ReadonlySet<string> = new Set([
+  "source.added",
+  "source.removed",
+  "source.paused",
+  "source.resumed",
+]);
+
 /** True when replay re-derives `event` and compares it. */
 export function isCompared(event: { type: string; stream?: StreamRef; data?: unknown }): boolean {
   const spec = eventSpec(event.type);
@@ -70,12 +93,23 @@ export function isWorldRecord(event: {
 }
 
 /**
- * True for inputs from outside (turns, continuity creation, pins by the user): replay copies
- * them, never derives them.
+ * True for inputs from outside (turns, continuity creation, pins by the user, what sources read
+ * and the changes to them the model did not make): replay copies them, never derives them.
  */
-export function isInput(event: { type: string; stream?: StreamRef }): boolean {
+export function isInput(event: { type: string; stream?: StreamRef; data?: unknown }): boolean {
   if (eventSpec(event.type)?.input === true) return true;
+  if (SOURCE_READS.has(event.type) || SOURCE_CHANGES.has(event.type)) {
+    return isSourceInput(event);
+  }
   return CONTINUITY_INPUTS.has(event.type) && event.stream?.kind === "continuity";
+}
+
+/** True for a source's event that replay copies (see `isInput`): what it read, or a change to it by someone other than the model. */
+export function isSourceInput(event: { type: string; data?: unknown }): boolean {
+  return (
+    SOURCE_READS.has(event.type) ||
+    (SOURCE_CHANGES.has(event.type) && (event.data as { by?: unknown })?.by !== "action")
+  );
 }
 
 /**

@@ -11,7 +11,7 @@ import { SpoolError } from "../spec/index.js";
 
 /** What a replayed runtime tried to reach outside its log. */
 export interface OutsideCall {
-  /** `tool`, `llm`, `relic`, `workflow`, `feed` (a feed source's executor) or `fetch`. */
+  /** `tool`, `llm`, `relic`, `workflow`, `feed` (a feed source's executor), `source` or `fetch`. */
   kind: string;
   /** The tool, relic method, workflow or URL reached. */
   name: string;
@@ -57,7 +57,7 @@ export interface ReplayWorldParts {
 /**
  * The closed world a replay runs in: the only provider serves recorded outputs, every action
  * attempt is answered from the log, the clock serves logged times, retries never wait, and every
- * executor, tool, feed source and `fetch` that a runtime could reach throws
+ * executor, tool, feed source, source adapter and `fetch` that a runtime could reach throws
  * `ReplayOutsideCallError` (code `replay.outside-call`) naming what was reached, and records it
  * in `reached`. Composite executors (workflows) are left to run: they reach nothing themselves,
  * and each inner action they run is answered from the log like any other attempt. Pass it to
@@ -116,7 +116,7 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
     fetch: fetchOutside,
     reached,
     enclose(options) {
-      const { agents, summarizerSpec, stepExecutors, feeds } = options;
+      const { agents, summarizerSpec, stepExecutors, feeds, sources } = options;
       return {
         ...options,
         provider: parts.provider,
@@ -160,6 +160,21 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
                 ...feeds,
                 executors: (feeds.executors ?? []).map((executor) =>
                   sealExecutor(executor, "feed"),
+                ),
+              },
+            }
+          : {}),
+        ...(sources
+          ? {
+              // A replayed runtime starts no source; an adapter it would make is reached outside.
+              sources: {
+                ...sources,
+                adapters: Object.fromEntries(
+                  Object.keys(sources.adapters).map((kind) => [
+                    kind,
+                    (definition: { id: string }) =>
+                      outside({ kind: "source", name: definition.id }),
+                  ]),
                 ),
               },
             }

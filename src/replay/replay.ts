@@ -10,7 +10,13 @@ import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
 import { type EventData, type NewEvent, SpoolError, type SpoolEvent } from "../spec/index.js";
 import { taskStepId } from "../transcript/index.js";
 import { cancelGatesOf, cancelPoints, concludingCommitStart, gateKey } from "./replay-cancels.js";
-import { isCompared, isInput, LaneMatcher, type ReplayDifference } from "./replay-compare.js";
+import {
+  isCompared,
+  isInput,
+  isSourceInput,
+  LaneMatcher,
+  type ReplayDifference,
+} from "./replay-compare.js";
 import { recordedFeedsOf } from "./replay-feeds.js";
 import { createReplayProvider } from "./replay-provider.js";
 import { recordedWindows } from "./replay-windows.js";
@@ -259,7 +265,9 @@ async function replayInto(
         continue;
       }
       if (isInput(event)) {
-        const failed = await reachBefore(event, runOpen);
+        // What a source read comes whenever its runner read it (also while a turn's run was
+        // starting): it waits for the decisions before it, never for the runtime to be idle.
+        const failed = await reachBefore(event, runOpen || isSourceInput(event));
         if (failed) return failed;
         await scratch.append(copyOf(event));
         inputTime = Math.max(inputTime, Date.parse(event.ts));

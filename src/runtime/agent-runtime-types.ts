@@ -22,6 +22,7 @@ import type { RunLimits } from "./loop-decision.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RecordedStepFeeds, RuntimeFeeds } from "./session-feeds.js";
 import type { ModelWindowSettings } from "./session-windows.js";
+import type { RuntimeSources, SourcesView } from "./source-config.js";
 
 /** A directive made runnable: what a thread of it needs. */
 export interface AgentSpec {
@@ -115,6 +116,13 @@ export interface AgentRuntimeOptions {
   /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
   feeds?: RuntimeFeeds;
   /**
+   * The foreground agent's sources (an agent manifest's `sources` and `source_actions`): taken
+   * up with the continuity, their chunks delivered as turns when it is idle (`SessionSources`),
+   * managed by the model's `source.*` actions. A replay runtime (`world`) starts no source and
+   * appends no delivery: it runs the delivery turns its log copies in.
+   */
+  sources?: RuntimeSources;
+  /**
    * Replay's feeds: each step's rendered feeds and `$id` values as the log recorded them
    * (`context.feeds`); with it no feed engine runs and no source is read.
    */
@@ -195,6 +203,12 @@ export interface AgentRuntime {
   settled(continuity: string): Promise<void>;
   /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
   state(continuity: string): Promise<ContinuityState>;
+  /**
+   * The continuity's sources as this runtime runs them: their states, and a wait until they are
+   * all done and delivered (`SourcesView`). Without `sources` in the options there are none:
+   * `states()` is empty and `untilExhausted` waits for the continuity to be idle.
+   */
+  sources(continuity: string): SourcesView;
   /**
    * Cancels every run and every task (`action.cancelled` on its task stream, never dropped) and
    * waits for them, and for background work (summaries, hooks), to end. Call `settled` first to

@@ -9,6 +9,7 @@ import { notify } from "./agent-step.js";
 import { ContinuityOwners } from "./continuity-owners.js";
 import { ContinuitySession, type RuntimeShared } from "./continuity-session.js";
 import { resumeSession } from "./session-resume.js";
+import { sourcesView } from "./session-sources.js";
 
 export type {
   AgentRuntime,
@@ -74,6 +75,13 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       })
     : undefined;
   const newTurnId = monotonicFactory();
+  if (owners) {
+    shared.ownTurn = () => {
+      const id = newTurnId();
+      owners.markOwn(id);
+      return id;
+    };
+  }
   const open = (continuity: string): ContinuitySession => {
     if (closed) throw new SpoolError("runtime.closed", "the runtime is closed");
     return session(continuity);
@@ -82,7 +90,9 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
   /** Queues (or lets interrupt) the run of a turn already appended. */
   const accept = async (continuity: string, turn: string) => {
     await owners?.own(continuity);
-    return open(continuity).accept(turn);
+    const current = open(continuity);
+    await current.sources?.takeUp();
+    return current.accept(turn);
   };
 
   return {
@@ -95,8 +105,10 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       // Refused before anything is appended or owned: the turn never reaches the log.
       await rosters.check(continuity, input.actor);
       let id: string | undefined;
+      await owners?.own(continuity);
+      // The sources come first: a turn's run finds every source the manifest declares.
+      if (options.sources) await open(continuity).sources?.takeUp();
       if (owners) {
-        await owners.own(continuity);
         id = newTurnId();
         owners.markOwn(id);
       }
@@ -113,7 +125,9 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     accept,
     async runTurn(continuity, turn) {
       await owners?.own(continuity);
-      return open(continuity).enqueue(turn);
+      const current = open(continuity);
+      await current.sources?.takeUp();
+      return current.enqueue(turn);
     },
     cancel(continuity, reason = "cancelled by the user") {
       sessions.get(continuity)?.cancel(reason);
@@ -125,6 +139,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       await sessions.get(continuity)?.settled();
     },
     state: (continuity) => session(continuity).loadState(),
+    sources: (continuity) => sourcesView(session(continuity)),
     async close() {
       closed = true;
       // Background work (summaries, hooks' actions) is let finish: each is bounded by its

@@ -68,8 +68,16 @@ export interface ContinuityDriver {
   lifecycle(thread: DrivenThread): LoopContinuity;
   /** Resolves once no hook action runs in the background. */
   idle(): Promise<void>;
-  /** Fires a hook event outside a step (thread lifecycle, directive returns). */
-  fire<E extends HookEventName>(event: E, payload: HookPayloads[E], thread: string): Promise<void>;
+  /**
+   * Fires a hook event outside a step (thread lifecycle, directive returns, source deliveries);
+   * `at` is the logged time its rate limits are measured on (see `HookDispatcher.fire`).
+   */
+  fire<E extends HookEventName>(
+    event: E,
+    payload: HookPayloads[E],
+    thread: string,
+    at?: number,
+  ): Promise<void>;
   /** Learns from the log, at load: hook action numbers taken, hook actions left open. */
   observe(event: SpoolEvent): void;
   /** Hook firings whose outcome the log lacks (a crash cut them off), by worker id. */
@@ -108,8 +116,8 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
 
   return {
     idle: () => dispatcher.idle(),
-    fire: async (event, payload, thread) => {
-      await fire(event, payload, thread);
+    fire: async (event, payload, thread, at) => {
+      await fire(event, payload, thread, undefined, at);
     },
     observe: (event) => dispatcher.observe(event),
     interruptedHookActions: () => dispatcher.interrupted(),

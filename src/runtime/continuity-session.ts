@@ -1,16 +1,10 @@
 import { SerialQueue, TaskSet } from "../actions/index.js";
-import type { SummarizerChoice, SummaryWorker } from "../continuity/index.js";
-import type { ContinuationConfig } from "../directives/index.js";
-import {
-  createTokenEstimator,
-  type ModelCatalogue,
-  type TokenEstimator,
-} from "../providers/index.js";
+import type { SummaryWorker } from "../continuity/index.js";
+import { createTokenEstimator, type TokenEstimator } from "../providers/index.js";
 import { StoreError } from "../spec/index.js";
 import { ThreadFiles } from "../transcript/index.js";
 import { runThreadLoop } from "./agent-loop.js";
 import type { ThreadRunResult } from "./agent-loop-types.js";
-import type { AgentRuntimeOptions, AgentSpec } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
 import type { ContinuityDriver } from "./continuity-driver.js";
 import { type ContinuityState, loadContinuityState } from "./continuity-state.js";
@@ -19,37 +13,13 @@ import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
+import { SessionSources } from "./session-sources.js";
+import type { RuntimeShared, SessionRun } from "./session-types.js";
 import { SessionWindows } from "./session-windows.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { ThreadHistory } from "./thread-history.js";
 
-/** What every session of a runtime shares: its resolved options and its registry of turns. */
-export interface RuntimeShared {
-  /** The runtime's options (enclosed in the replay world, when replaying). */
-  options: AgentRuntimeOptions;
-  catalogue: ModelCatalogue;
-  /** `coordination.yaml`'s continuation settings, resolved. */
-  continuation: ContinuationConfig;
-  /** The summarizer of a directive. */
-  summarizerFor: (directive: string) => SummarizerChoice;
-  /** Every turn's run, by turn id: a turn found twice (in the log and by the follower) runs once. */
-  runs: Map<string, Promise<ThreadRunResult>>;
-}
-
-/** One run of a thread of a session. */
-export interface SessionRun {
-  thread: string;
-  spec: AgentSpec;
-  /** Spawn depth: 0 for the foreground thread, which alone gets the observer and the lifecycle. */
-  depth: number;
-  nextStep: number;
-  turn?: string;
-  input?: string;
-  resumed?: boolean;
-  signal: AbortSignal;
-  /** The estimator of this thread, when not the foreground's. */
-  estimator?: TokenEstimator;
-}
+export type { RuntimeShared, SessionRun } from "./session-types.js";
 
 /**
  * The one owner of a continuity inside a runtime: what the runtime knows of it (state and thread
@@ -90,6 +60,7 @@ export class ContinuitySession {
   #feeds: SessionFeeds | undefined;
   #files: ThreadFiles | undefined;
   #windows: SessionWindows | undefined;
+  #sources: SessionSources | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(continuity: string, shared: RuntimeShared) {
@@ -143,6 +114,13 @@ export class ContinuitySession {
     return this.#feeds;
   }
 
+  /** The continuity's sources, when the runtime has any (`AgentRuntimeOptions.sources`). */
+  get sources(): SessionSources | undefined {
+    const given = this.shared.options.sources;
+    if (given && !this.#sources) this.#sources = new SessionSources(this, given);
+    return this.#sources;
+  }
+
   /**
    * The continuity's state, folded from the log once (the worker and the driver learn their open
    * work from the same read), with the estimators calibrated from it.
@@ -150,10 +128,11 @@ export class ContinuitySession {
   async loadState(): Promise<ContinuityState> {
     if (!this.state) {
       const { options, catalogue } = this.shared;
-      const { worker, driver } = this;
+      const { worker, driver, sources } = this;
       const loaded = await loadContinuityState(options.store, this.continuity, (event) => {
         worker.observe(event);
         driver.observe(event);
+        sources?.observe(event);
       });
       this.state ??= loaded.state;
       this.estimator ??=
@@ -250,6 +229,7 @@ export class ContinuitySession {
           spec.toolsText ??
           spec.tools.map((tool) => `- ${tool.name}: ${tool.description}`).join("\n"),
         ...(spec.capabilitiesText ? { capabilities: spec.capabilitiesText } : {}),
+        ...(run.depth === 0 && this.sources ? { sources: this.sources.describe() } : {}),
       }),
       history: this.history(run.thread),
       ...(spec.nativeTools !== false && spec.tools.length > 0
@@ -361,6 +341,7 @@ export class ContinuitySession {
     }
     const info = state.threads.get(thread)!;
     await recordThreadResumed(store, this.continuity, info, turn);
+    await this.sources?.beforeRun(turn, thread);
     return this.runForeground({ thread, nextStep: info.nextStep, turn });
   }
 
@@ -447,7 +428,7 @@ export class ContinuitySession {
 
   /**
    * Stops the session: logs `runtime.closed` (when this runtime took the continuity up), cancels
-   * its run and its tasks, lets background work (summaries, hooks' actions: each bounded by its
+   * its run and its tasks, stops its sources' runners, lets background work (summaries, hooks' actions: each bounded by its
    * timeout) finish, and stops its feeds.
    *
    * The close is a decision, so it is an event, and replay closes its runtime where the log has
@@ -465,11 +446,14 @@ export class ContinuitySession {
   }
 
   async #close(reason: string): Promise<void> {
+    // First: no delivery turn is appended once the close is decided.
+    const sources = this.#sources?.close();
     const logged = this.#logClosed(reason);
     this.cancel(reason);
     const cancelled = this.tasks.cancel(reason);
     const failed = await logged;
     await cancelled;
+    await sources;
     await this.settled();
     await this.#feeds?.stop();
     await this.#files?.close();

@@ -65,18 +65,26 @@ export interface HookDispatcherOptions {
  * `mode: precompute` starts the caller's job instead.
  */
 export interface HookDispatcher {
-  /** Evaluates `event` and runs each firing; resolves with the firings once each is started. */
+  /**
+   * Evaluates `event` and runs each firing; resolves with the firings once each is started. `at`
+   * is the logged time (ms since the epoch) of the event behind it, which hooks' rate limits are
+   * measured on (the stream events pass their delivery turn's `ts`).
+   */
   fire<E extends HookEventName>(
     event: E,
     payload: HookPayloads[E],
     thread: string,
     job?: () => void,
+    at?: number,
   ): Promise<HookFiring[]>;
   /** Resolves once no hook action runs in the background. */
   idle(): Promise<void>;
   /**
    * Learns from the log (at load, in order) which `<thread>@hook<n>` numbers are taken, so a
-   * restarted process names its next hook action after them, and which firings have no outcome.
+   * restarted process names its next hook action after them, which firings have no outcome, and
+   * when each rate-limited stream hook fired: at the `ts` of the delivery turn (`turn.added` with
+   * `sources`) before its `hook.fired`, since a delivery's hooks fire when its run starts, before
+   * the next delivery can be appended.
    */
   observe(event: SpoolEvent): void;
   /**
@@ -94,12 +102,22 @@ export interface HookDispatcher {
 
 const HOOK_STREAM = /@hook(\d+)$/;
 
+/** The hook events a delivery turn's run fires (their rate limits run on the turn's time). */
+const STREAM_EVENTS: ReadonlySet<string> = new Set([
+  "stream_chunk_received",
+  "stream_source_exhausted",
+]);
+
 /** Creates the hook dispatcher of one continuity (see `HookDispatcher`). */
 export function createHookDispatcher(options: HookDispatcherOptions): HookDispatcher {
   const { store, continuity, hooks } = options;
   let numbered = 0;
   const running = new Set<Promise<unknown>>();
   const pending = new Map<string, PendingFiring>();
+  /** The logged time of the latest delivery turn observed (what its stream hooks fired at). */
+  let delivered: number | undefined;
+  /** The seq of the last event observed: a lower one starts another read of the log. */
+  let observed = 0;
 
   const execute = async (firing: HookFiring, thread: string, job?: () => void) => {
     const params = isMapping(firing.params) ? firing.params : {};
@@ -108,7 +126,7 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
     const runs = id !== "" && !precompute && !(type === "tool" && CONTROL_TOOLS.has(id));
     // Named before `hook.fired` is logged, so a restart finds the firings whose outcome is missing.
     const worker = runs ? `${thread}@hook${++numbered}` : undefined;
-    await store.append({
+    const logged = await store.append({
       continuity,
       stream: { kind: "thread", id: thread },
       type: "hook.fired",
@@ -122,6 +140,8 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
         ...(worker !== undefined ? { worker } : {}),
       },
     });
+    // A later read of the log (a resume) starts below it, so it counts its firings afresh.
+    observed = Math.max(observed, logged.seq);
     const completed = (outcome: string, detail: string | undefined, stream: string) =>
       store.append({
         continuity,
@@ -185,8 +205,8 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
   };
 
   return {
-    async fire(event, payload, thread, job) {
-      const firings = hooks.evaluate(event, payload, thread);
+    async fire(event, payload, thread, job, at) {
+      const firings = hooks.evaluate(event, payload, thread, at);
       for (const firing of firings) await execute(firing, thread, job);
       return firings;
     },
@@ -194,8 +214,21 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     observe(event) {
+      if (event.seq <= observed) {
+        // The log is read again from its start (a resume): its firings are counted afresh.
+        hooks.resetRates();
+        delivered = undefined;
+      }
+      observed = event.seq;
+      if (event.type === "turn.added") {
+        if ((event.data as EventData<"turn.added">).sources) delivered = Date.parse(event.ts);
+        return;
+      }
       if (event.type === "hook.fired") {
         const data = event.data as EventData<"hook.fired">;
+        if (STREAM_EVENTS.has(data.event) && delivered !== undefined) {
+          hooks.remember(data.hook, delivered);
+        }
         if (data.worker === undefined) return;
         numbered = Math.max(numbered, numberOf(data.worker));
         pending.set(data.worker, { hook: data.hook, event: data.event });

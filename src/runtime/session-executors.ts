@@ -48,6 +48,7 @@ export function sessionExecutors(
   const internalActions = [
     ...internalVariableActions(),
     ...continuityActions({ store: options.store, continuity: session.continuity, thread }),
+    ...(session.sources?.actions() ?? []),
     ...(options.internalActions ?? []),
   ];
   // Checked here, so a policy naming an action no table has fails the run before its first

@@ -9,7 +9,8 @@ import { interruptTasks } from "./task-recovery.js";
 /**
  * Resumes a continuity from its log alone (after a crash, or when another process's lease
  * lapsed): folds its state again, logs `recovery.started` when anything was left open, ends the
- * tasks, hook actions and summaries a crash cut off, recovers each open run (interrupted-action semantics,
+ * tasks, hook actions and summaries a crash cut off (after taking its sources up again:
+ * `SessionSources.takeUp`), recovers each open run (interrupted-action semantics,
  * `recoverRun`) and goes on with it, closes child threads cut off with their parent, then runs
  * the turns left waiting. Resolves with the results of the runs it ran.
  */
@@ -35,6 +36,8 @@ export async function resumeSession(session: ContinuitySession): Promise<ThreadR
     hookActions: driver.interruptedHookActions(),
     summaries: worker.interrupted(),
   });
+  // After the restart is logged (replay re-enacts it there): the sources start reading again.
+  await session.sources?.takeUp();
   await interruptTasks(store, continuity, state, tasks);
   await driver.recoverHookActions();
   // Every started summary gets an end before a run goes on (its next handoff asks again).

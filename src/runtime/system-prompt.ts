@@ -7,6 +7,8 @@ export interface SystemPromptParts {
   tools: string;
   /** Other action kinds the agent may use (`agent`, `llm`, `relic`, `workflow`), described. */
   capabilities?: string;
+  /** The agent's sources and the internal actions that manage them, described. */
+  sources?: string;
 }
 
 /**
@@ -47,6 +49,9 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   ];
   if (parts.capabilities && parts.capabilities.trim() !== "") {
     sections.push(`# Other actions\n${parts.capabilities.trim()}`);
+  }
+  if (parts.sources && parts.sources.trim() !== "") {
+    sections.push(`# Sources\n${parts.sources.trim()}`);
   }
   return sections.filter((section) => section !== "").join("\n\n");
 }

@@ -1,0 +1,170 @@
+import type { EventStore } from "../log/index.js";
+import {
+  type DigestChunk,
+  readChunkLines,
+  renderSourceDigest,
+  type SourceCursor,
+} from "../sources/index.js";
+import { type EventData, isIdentifier } from "../spec/index.js";
+import type { ContinuityDriver } from "./continuity-driver.js";
+import type { Deliverable, DeliveryRecord, PendingChunk, SourceEnd } from "./source-fold.js";
+
+/** The actor of a delivery turn that brings several sources at once. */
+export const SOURCES_ACTOR = "sources";
+
+/** The origin of every delivery turn. */
+export const SOURCE_ORIGIN = "source";
+
+/** A delivery turn to append: its actor, its text (the digests) and the chunks it covers. */
+export interface DeliveryPlan {
+  actor: string;
+  text: string;
+  sources: { source_id: string; from_chunk: number; to_chunk: number; cursor: SourceCursor }[];
+}
+
+/** The actor a source's turns carry: `source:<id>` (`sources` when that is no identifier). */
+export function sourceActor(id: string): string {
+  const actor = `source:${id}`;
+  return isIdentifier(actor) ? actor : SOURCES_ACTOR;
+}
+
+/**
+ * The delivery turn for `ready` (never empty): per source a digest of its chunks not delivered
+ * (`renderSourceDigest`, the sources sharing `budgetTokens` evenly) and a line for an end that
+ * no delivery has told yet. The chunks' lines are read from the log here.
+ */
+export async function planDelivery(options: {
+  store: EventStore;
+  continuity: string;
+  ready: readonly Deliverable[];
+  budgetTokens: number;
+  estimate: (text: string) => number;
+}): Promise<DeliveryPlan> {
+  const { ready } = options;
+  const budget = Math.max(64, Math.floor(options.budgetTokens / Math.max(1, ready.length)));
+  const parts: string[] = [];
+  const sources: DeliveryPlan["sources"] = [];
+  for (const item of ready) {
+    const definition = item.state.definition;
+    if (item.chunks.length > 0) {
+      const chunks = await digestChunks(options.store, options.continuity, item);
+      const last = item.chunks.at(-1)!;
+      sources.push({
+        source_id: item.sourceId,
+        from_chunk: item.chunks[0]!.n,
+        to_chunk: last.n,
+        cursor: last.cursor,
+      });
+      const digest = renderSourceDigest({
+        source: item.sourceId,
+        definition,
+        chunks,
+        budgetTokens: budget,
+        estimate: options.estimate,
+        ...(item.state.deliveredCursor ? { from: item.state.deliveredCursor } : {}),
+      });
+      // A budget too small for even the digest's first line still says what arrived.
+      parts.push(
+        digest !== ""
+          ? digest
+          : `Source ${item.sourceId}: chunks ${item.chunks[0]!.n}-${last.n} (recall them with source.recall).`,
+      );
+    }
+    if (item.end) parts.push(endLine(item.sourceId, item.end, item.state.chunks));
+  }
+  const actor = ready.length === 1 ? sourceActor(ready[0]!.sourceId) : SOURCES_ACTOR;
+  return { actor, text: parts.join("\n\n"), sources };
+}
+
+/** The chunks of `item` with their lines, read from the log. */
+async function digestChunks(
+  store: EventStore,
+  continuity: string,
+  item: Deliverable,
+): Promise<DigestChunk[]> {
+  const wanted = new Map<number, PendingChunk>(item.chunks.map((chunk) => [chunk.n, chunk]));
+  const out: DigestChunk[] = [];
+  for await (const event of store.read({
+    continuity,
+    stream: { kind: "source", id: item.sourceId },
+    types: ["source.chunk"],
+    after: item.chunks[0]!.seq - 1,
+    until: item.chunks.at(-1)!.seq,
+  })) {
+    const data = event.data as EventData<"source.chunk">;
+    const known = wanted.get(data.n);
+    if (!known) continue;
+    out.push({
+      n: data.n,
+      lines: await readChunkLines(store, event),
+      bytes: data.bytes,
+      cursor: data.cursor as SourceCursor,
+      ...(data.skipped !== undefined ? { skipped: data.skipped } : {}),
+      ...(data.matches !== undefined ? { matches: data.matches } : {}),
+      ...(data.channel !== undefined ? { channel: data.channel } : {}),
+      at: event.ts,
+    });
+  }
+  return out;
+}
+
+function endLine(id: string, end: SourceEnd, chunks: number): string {
+  if (end.type === "exhausted") {
+    return `Source "${id}" is exhausted: its input has ended after ${chunks} chunk(s), all of them delivered.`;
+  }
+  return `Source "${id}" failed and stopped (${end.error?.code ?? "source.failed"}): ${end.error?.message ?? "no reason was given"}. Resume it with source.resume once the cause is fixed.`;
+}
+
+/**
+ * Fires the stream hooks of a delivery turn as its run starts (the same path live, after a
+ * restart and in replay): `stream_chunk_received` once per source whose chunks it delivers, then
+ * `stream_source_exhausted` for one whose end it announces, each at the turn's logged time (what
+ * hooks' rate limits measure).
+ */
+export async function fireDeliveryHooks(
+  driver: ContinuityDriver,
+  record: DeliveryRecord,
+  thread: string,
+): Promise<void> {
+  for (const source of record.sources) {
+    const kind = source.definition?.kind ?? "unknown";
+    const target = source.definition?.target ?? "";
+    if (source.range) {
+      const { from, to, chunks, cursor } = source.range;
+      const matches: Record<string, number> = {};
+      for (const chunk of chunks) {
+        for (const [name, count] of Object.entries(chunk.matches)) {
+          matches[name] = (matches[name] ?? 0) + count;
+        }
+      }
+      const sum = (field: "lines" | "bytes" | "skipped") =>
+        chunks.reduce((total, chunk) => total + chunk[field], 0);
+      await driver.fire(
+        "stream_chunk_received",
+        {
+          source_id: source.sourceId,
+          kind,
+          target,
+          from_chunk: from,
+          to_chunk: to,
+          chunks: to - from + 1,
+          lines: sum("lines"),
+          bytes: sum("bytes"),
+          skipped: sum("skipped"),
+          matches,
+          cursor,
+        },
+        thread,
+        record.at,
+      );
+    }
+    if (source.exhausted) {
+      await driver.fire(
+        "stream_source_exhausted",
+        { source_id: source.sourceId, kind, target, ...source.exhausted },
+        thread,
+        record.at,
+      );
+    }
+  }
+}
