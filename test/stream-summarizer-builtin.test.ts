@@ -214,9 +214,11 @@ describe("the built-in stream summarizer and log monitor", () => {
       else requests.push(JSON.stringify(request.messages));
     });
     const assembled = assemble({ agent: "log_monitor" }, provider);
+    // The test delivers the log's chunks itself: the runtime reads no source of its own.
+    const { sources: _declared, ...options } = assembled.options;
     const runtime = createAgentRuntime({
       store: temp.store,
-      ...assembled.options,
+      ...options,
       catalogue: smallCatalogue(),
       sleep: async () => {},
     });

@@ -43,9 +43,8 @@ import {
   type AgentSpec,
   fillInputs,
   type RunLimits,
-  type SourceAdapter,
 } from "../runtime/index.js";
-import type { SourceKind } from "../sources/index.js";
+import { DEFAULT_SOURCE_ADAPTERS, type SourceAdapters } from "../sources/index.js";
 import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
@@ -75,9 +74,10 @@ export interface AssembleOptions {
   model?: string;
   /**
    * The adapter of each source kind the manifest's sources (and the model's) may use; a source of
-   * a kind without one fails with `source.no-adapter` when it starts. Default none.
+   * a kind without one fails with `source.no-adapter` when it starts. Default the real ones
+   * (`DEFAULT_SOURCE_ADAPTERS`).
    */
-  sourceAdapters?: Partial<Record<SourceKind, SourceAdapter>>;
+  sourceAdapters?: SourceAdapters;
 }
 
 /** An agent ready to run: the runtime's options and what to tell the user about it. */
@@ -202,7 +202,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         manifest,
         workspace: options.workspace,
         tools,
-        adapters: options.sourceAdapters ?? {},
+        adapters: options.sourceAdapters ?? DEFAULT_SOURCE_ADAPTERS,
         manifestFile: displayPath(manifest.source.path, options.workspace),
       })
     : undefined;

@@ -1,11 +1,11 @@
 import type { AnyTool } from "../actions/index.js";
 import type { AgentManifest } from "../directives/index.js";
-import type { RuntimeSources, SourceAdapter } from "../runtime/index.js";
+import type { RuntimeSources } from "../runtime/index.js";
 import {
   parseSourceManifest,
   SOURCE_SCHEMES,
+  type SourceAdapters,
   type SourceDefinition,
-  type SourceKind,
   type SourceManifest,
 } from "../sources/index.js";
 import { ConfigError } from "../spec/index.js";
@@ -23,7 +23,7 @@ export function agentSources(options: {
   manifest: AgentManifest;
   workspace: string;
   tools: readonly AnyTool[];
-  adapters: Partial<Record<SourceKind, SourceAdapter>>;
+  adapters: SourceAdapters;
   /** The manifest file as messages name it. */
   manifestFile?: string;
 }): RuntimeSources | undefined {

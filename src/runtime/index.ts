@@ -79,7 +79,7 @@ export type {
   StepFeeds,
 } from "./session-feeds.js";
 export type { ModelWindowSettings } from "./session-windows.js";
-export type { RuntimeSources, SourceAdapter, SourcesView } from "./source-config.js";
+export type { RuntimeSources, SourcesView } from "./source-config.js";
 export {
   type CompiledCursor,
   type StepRequest,

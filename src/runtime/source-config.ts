@@ -1,15 +1,9 @@
 import type {
-  Source,
-  SourceAccess,
   SourceAccessPolicy,
-  SourceDefinition,
-  SourceKind,
+  SourceAdapters,
   SourceManifest,
   SourceState,
 } from "../sources/index.js";
-
-/** Makes the `Source` that reads a definition whose access was checked (an adapter's factory). */
-export type SourceAdapter = (definition: SourceDefinition, access: SourceAccess) => Source;
 
 /** The continuous inputs of the runtime's foreground agent (an agent manifest's `sources`). */
 export interface RuntimeSources {
@@ -18,7 +12,7 @@ export interface RuntimeSources {
   /** Where sources may read: the workspace, the allow lists, whether commands may run. */
   access: SourceAccessPolicy;
   /** The adapter of each kind; a source of a kind without one fails (`source.no-adapter`). */
-  adapters: Partial<Record<SourceKind, SourceAdapter>>;
+  adapters: SourceAdapters;
   /**
    * Tokens the digests of one delivery turn may take, shared evenly by its sources (default a
    * tenth of the model's window, at most 4,000).

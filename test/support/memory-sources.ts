@@ -1,5 +1,5 @@
 import type { EventStore } from "../../src/log/index.js";
-import type { SourceAdapter } from "../../src/runtime/index.js";
+import type { SourceAdapter } from "../../src/sources/index.js";
 import {
   parseSourceManifest,
   type Source,
