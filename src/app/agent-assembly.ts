@@ -203,6 +203,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         workspace: options.workspace,
         tools,
         adapters: options.sourceAdapters ?? DEFAULT_SOURCE_ADAPTERS,
+        env: options.env,
         manifestFile: displayPath(manifest.source.path, options.workspace),
       })
     : undefined;

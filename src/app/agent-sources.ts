@@ -24,6 +24,8 @@ export function agentSources(options: {
   workspace: string;
   tools: readonly AnyTool[];
   adapters: SourceAdapters;
+  /** Where `${NAME}` in sources' targets and options is read from. */
+  env: Readonly<Record<string, string | undefined>>;
   /** The manifest file as messages name it. */
   manifestFile?: string;
 }): RuntimeSources | undefined {
@@ -39,6 +41,7 @@ export function agentSources(options: {
       shell: options.tools.some((tool) => tool.name === "shell.run"),
     },
     adapters: options.adapters,
+    env: options.env,
     ...(options.manifestFile !== undefined ? { manifestFile: options.manifestFile } : {}),
   };
 }

@@ -14,6 +14,11 @@ export interface RuntimeSources {
   /** The adapter of each kind; a source of a kind without one fails (`source.no-adapter`). */
   adapters: SourceAdapters;
   /**
+   * Where `${NAME}` in a source's target and options is read from when it opens (credentials
+   * stay out of the log: it keeps the definition as written); default none.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
    * Tokens the digests of one delivery turn may take, shared evenly by its sources (default a
    * tenth of the model's window, at most 4,000).
    */

@@ -1,11 +1,14 @@
 import type { EventStore } from "../log/index.js";
 import {
   checkSourceAccess,
+  expandSourceEnv,
   type Source,
+  type SourceDefinition,
   type SourceRunner,
+  sourceEntryOf,
   startSourceRunner,
 } from "../sources/index.js";
-import { describeError, errorCodeOf, SpoolError } from "../spec/index.js";
+import { canonicalJson, describeError, errorCodeOf, SpoolError } from "../spec/index.js";
 import type { RuntimeSources } from "./source-config.js";
 import type { SourceFold } from "./source-fold.js";
 
@@ -13,7 +16,7 @@ import type { SourceFold } from "./source-fold.js";
 export interface SourceRunnersOptions {
   store: EventStore;
   continuity: string;
-  config: Pick<RuntimeSources, "access" | "adapters" | "artifactBytes">;
+  config: Pick<RuntimeSources, "access" | "adapters" | "artifactBytes" | "env" | "manifest">;
   /** The fold as it stands: where each source resumes, and what was delivered (pacing). */
   fold(): SourceFold;
   /** Resolves at the next change of the sources; rejects once `signal` aborts. */
@@ -23,8 +26,9 @@ export interface SourceRunnersOptions {
 }
 
 /**
- * The runners of one continuity's sources, at most one per source. `start` checks the source's
- * access and finds its adapter first: a refusal (or no adapter for its kind, or an adapter that
+ * The runners of one continuity's sources, at most one per source. `start` expands the
+ * definition's `${NAME}`s from `config.env` (for the adapter only), checks the source's access
+ * and finds its adapter first: a refusal (or no adapter for its kind, or an adapter that
  * throws) is a final `source.failed` with the error, never a crash. A dataset's runner is paced:
  * it logs chunk n only once chunk n-1 was delivered.
  */
@@ -46,7 +50,13 @@ export class SourceRunners {
     if (!state || !definition) return;
     let source: Source;
     try {
-      const access = checkSourceAccess(definition, config.access);
+      // `${NAME}`s are expanded for the adapter alone (the log keeps the definition as written),
+      // and only in a definition the manifest declares: one the model added could otherwise
+      // read a credential out of the environment into a URL of its choosing.
+      const opened = declared(config.manifest.definitions, definition)
+        ? expandSourceEnv(definition, config.env ?? {})
+        : definition;
+      const access = checkSourceAccess(opened, config.access);
       const adapter = config.adapters[definition.kind];
       if (!adapter) {
         throw new SpoolError(
@@ -57,7 +67,8 @@ export class SourceRunners {
           },
         );
       }
-      source = adapter(definition, access);
+      const made = adapter(opened, access);
+      source = { definition, run: (context) => made.run(context) };
     } catch (error) {
       await store.append({
         continuity,
@@ -116,4 +127,12 @@ export class SourceRunners {
       await this.#options.next(signal);
     }
   }
+}
+
+/** Whether `definition` is one the manifest declares, exactly as it declares it. */
+function declared(manifest: readonly SourceDefinition[], definition: SourceDefinition): boolean {
+  const written = canonicalJson(sourceEntryOf(definition));
+  return manifest.some(
+    (entry) => entry.id === definition.id && canonicalJson(sourceEntryOf(entry)) === written,
+  );
 }

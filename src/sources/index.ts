@@ -90,6 +90,7 @@ export {
   type SourceRunnerOutcome,
   startSourceRunner,
 } from "./source-runner.js";
+export { expandSourceEnv, literalSecretIssues } from "./source-secrets.js";
 export {
   DEFAULT_BATCHING,
   SOURCE_KINDS,

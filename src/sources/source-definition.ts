@@ -2,6 +2,7 @@ import { z } from "zod";
 import { preview } from "../feeds/index.js";
 import { IDENTIFIER_MAX, IDENTIFIER_PATTERN, nearestName } from "../spec/index.js";
 import { type SourceIssue, zodSourceIssues } from "./source-issues.js";
+import { literalSecretIssues } from "./source-secrets.js";
 import {
   DEFAULT_BATCHING,
   SOURCE_KINDS,
@@ -190,12 +191,18 @@ export function checkSourceEntry(
   const parsed = sourceEntrySchema.safeParse(raw);
   const issues = parsed.success ? [] : zodSourceIssues(parsed.error, at, id);
   const { kind: rawKind, target: rawTarget } = (raw ?? {}) as { kind?: unknown; target?: unknown };
+  // A target with an environment reference is checked once expanded, when the source opens.
   const problem =
-    (SOURCE_KINDS as readonly unknown[]).includes(rawKind) && typeof rawTarget === "string"
+    (SOURCE_KINDS as readonly unknown[]).includes(rawKind) &&
+    typeof rawTarget === "string" &&
+    !rawTarget.includes("${")
       ? targetIssue(rawKind as SourceKind, rawTarget.trim())
       : undefined;
   if (problem) {
     const issue = { path: [...at, "target"], message: problem };
+    issues.push(id === undefined ? issue : { ...issue, source: id });
+  }
+  for (const issue of literalSecretIssues((raw ?? {}) as { target?: unknown }, at)) {
     issues.push(id === undefined ? issue : { ...issue, source: id });
   }
   if (!parsed.success || issues.length > 0) return { issues };
