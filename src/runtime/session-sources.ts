@@ -117,8 +117,8 @@ export class SessionSources implements SourceControl {
     const fold = await this.current();
     this.#takenUpAt = fold.seq;
     await this.#reconcile(fold);
-    await this.#addActors();
     await this.current();
+    await this.#addActors();
     for (const [id, state] of this.fold.state.sources) {
       if (state.status === "active" || state.status === "failed") await this.#start(id);
     }
@@ -152,7 +152,11 @@ export class SessionSources implements SourceControl {
     const { store } = this.#session.shared.options;
     const roster = await new ActorRosters(store).roster(this.#session.continuity);
     if (!roster.listed) return;
-    const sources = ids ?? [...this.fold.state.sources.keys()];
+    const sources =
+      ids ??
+      [...this.fold.state.sources.values()]
+        .filter((state) => state.status !== "removed")
+        .map((state) => state.id);
     const actors = new Set([...sources.map(sourceActor), SOURCES_ACTOR]);
     for (const actor of actors) {
       if (roster.actors.has(actor)) continue;
