@@ -99,7 +99,15 @@ describe.each([
     const make = (target: EventStore, overrides: Partial<AgentRuntimeOptions> = {}) =>
       longRunRuntime(target, overrides.provider ?? provider, { sources, ...overrides });
     input.append("boot ok", "ERROR disk full", "retrying", "ERROR disk full", "recovered");
-    const runtime = make(store);
+    // The owner holds the continuity's lease: its own delivery turns are not handed back to it
+    // by the lease's follower (each is announced and run once).
+    const received: string[] = [];
+    const runtime = make(store, {
+      lease: { holder: "watcher" },
+      observer: (notice) => {
+        if (notice.type === "turn-received") received.push(notice.turn);
+      },
+    });
     await runtime.submit(continuity, { text: "Watch the app log.", actor: "ada", origin: "t" });
     input.append("request 1", "ERROR timeout", "request 2", "request 3");
     input.end();
@@ -130,6 +138,11 @@ describe.each([
       expect(turn.actor).toBe("source:app-log");
       expect(turn.origin).toBe("source");
     }
+    expect(received).toEqual(turns.map((turn) => turn.id));
+    const started = events
+      .filter((event) => event.type === "run.started")
+      .map((event) => (event.data as EventData<"run.started">).turn);
+    expect(started).toEqual([events.find((event) => event.type === "turn.added")!.id, ...received]);
     // Each delivery's digest is the user message of the model call its run made, with its lines.
     for (const turn of turns) {
       const text = turnData(turn).text;

@@ -3,7 +3,8 @@
  * them (a problem is the manifest's `ConfigError`, each issue at its line), builds the access
  * policy (the workspace, the allow lists, each declared source's own path or host; commands only
  * with `shell.run`), and a runtime built from the assembled options adds the declared source and
- * delivers what it reads, with the source actions described in the system prompt.
+ * delivers what it reads, with the source actions described in the system prompt; `spool replay`
+ * of the run says identical.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,16 +15,18 @@ import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import { ConfigError, type EventData } from "../src/spec/index.js";
+import { runSpool } from "./support/cli.js";
 import { deliveredRanges, MemoryInput, memoryAdapters } from "./support/memory-sources.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 let store: EventStore;
+let storeDir: string;
 let cleanup: () => Promise<void>;
 let workspace: string;
 let home: string;
 
 beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-sources-wiring-"));
+  ({ store, cleanup, dir: storeDir } = await tempStore("spool-sources-wiring-"));
   workspace = mkdtempSync(join(tmpdir(), "spool-sources-wiring-ws-"));
   home = mkdtempSync(join(tmpdir(), "spool-sources-wiring-home-"));
   mkdirSync(join(workspace, ".ai", "agents"), { recursive: true });
@@ -127,6 +130,17 @@ describe("sources from the agent manifest", () => {
       expect(request.system).toContain('"source.add"');
       expect(request.system).toContain("app-log (file logs/app.log)");
     }
+
+    // `spool replay` assembles the agent from the same manifest and re-derives the run, opening
+    // no source (this CLI has no adapters at all).
+    await store.close();
+    const replayed = await runSpool(["replay", "wired", "--db", join(storeDir, "store")], {
+      cwd: workspace,
+      env: { HOME: home },
+    });
+    expect(replayed.stderr).toBe("");
+    expect(replayed.stdout).toMatch(/^identical: /);
+    expect(replayed.code).toBe(0);
   });
 
   it("reports every problem of the sections at its line of the manifest", () => {

@@ -50,6 +50,7 @@ export class SessionSources implements SourceControl {
   readonly #session: ContinuitySession;
   readonly #config: RuntimeSources;
   readonly #live: boolean;
+  /** The sources as the log has them (see `current` for a caught-up one). */
   fold = new SourceFold();
   readonly #runners: SourceRunners;
   #catching: Promise<unknown> = Promise.resolve();
@@ -117,8 +118,8 @@ export class SessionSources implements SourceControl {
     const fold = await this.current();
     this.#takenUpAt = fold.seq;
     await this.#reconcile(fold);
-    await this.#addActors();
     await this.current();
+    await this.#addActors();
     for (const [id, state] of this.fold.state.sources) {
       if (state.status === "active" || state.status === "failed") await this.#start(id);
     }
@@ -147,15 +148,23 @@ export class SessionSources implements SourceControl {
     }
   }
 
-  /** Adds `source:<id>` (and `sources`) to the continuity's access list, when it keeps one. */
+  /**
+   * Adds `source:<id>` (and `sources`) to the continuity's access list, when it keeps one and
+   * does not have them (nor had them removed).
+   */
   async #addActors(ids?: readonly string[]): Promise<void> {
     const { store } = this.#session.shared.options;
     const roster = await new ActorRosters(store).roster(this.#session.continuity);
     if (!roster.listed) return;
-    const sources = ids ?? [...this.fold.state.sources.keys()];
+    const sources =
+      ids ??
+      [...this.fold.state.sources.values()]
+        .filter((state) => state.status !== "removed")
+        .map((state) => state.id);
     const actors = new Set([...sources.map(sourceActor), SOURCES_ACTOR]);
     for (const actor of actors) {
-      if (roster.actors.has(actor)) continue;
+      // An actor an owner removed stays removed: its turns are refused until it is added again.
+      if (roster.actors.has(actor) || roster.removed.has(actor)) continue;
       await store.append({
         continuity: this.#session.continuity,
         type: "actor.added",
@@ -297,6 +306,7 @@ export class SessionSources implements SourceControl {
     return { manifest, access, ...(manifestFile !== undefined ? { manifestFile } : {}) };
   }
 
+  /** `source.add`: logs the model's source; live, adds its actor and starts it. */
   async add(definition: SourceDefinition, actionId: string): Promise<void> {
     await this.#append(definition.id, "source.added", {
       source_id: definition.id,
@@ -310,6 +320,7 @@ export class SessionSources implements SourceControl {
     await this.#start(definition.id);
   }
 
+  /** `source.pause`: stops the runner, then logs the pause (nothing is read after it). */
   async pause(id: string, actionId: string, reason: string | undefined): Promise<void> {
     await this.#runners.stop(id);
     await this.#append(id, "source.paused", {
@@ -320,17 +331,20 @@ export class SessionSources implements SourceControl {
     });
   }
 
+  /** `source.resume`: logs it; live, starts the runner from the source's cursor. */
   async resume(id: string, actionId: string): Promise<void> {
     await this.#append(id, "source.resumed", { source_id: id, by: "action", action_id: actionId });
     await this.current();
     await this.#start(id);
   }
 
+  /** `source.remove`: stops the runner, then logs the removal. */
   async remove(id: string, actionId: string): Promise<void> {
     await this.#runners.stop(id);
     await this.#append(id, "source.removed", { source_id: id, by: "action", action_id: actionId });
   }
 
+  /** `source.recall`: reads the range from the log (`recallSourceLines`). */
   recall: SourceControl["recall"] = (query) =>
     recallSourceLines(this.#session.shared.options.store, this.#session.continuity, query);
 

@@ -29,7 +29,8 @@ export interface SourceRunnersOptions {
  * The runners of one continuity's sources, at most one per source. `start` expands the
  * definition's `${NAME}`s from `config.env` (for the adapter only), checks the source's access
  * and finds its adapter first: a refusal (or no adapter for its kind, or an adapter that
- * throws) is a final `source.failed` with the error, never a crash. A dataset's runner is paced:
+ * throws: `source.adapter-failed`) is a final `source.failed` with the error, never a crash; so is
+ * a source that returns without saying why (`source.returned`). A dataset's runner is paced:
  * it logs chunk n only once chunk n-1 was delivered.
  */
 export class SourceRunners {
@@ -70,19 +71,11 @@ export class SourceRunners {
       const made = adapter(opened, access);
       source = { definition, run: (context) => made.run(context) };
     } catch (error) {
-      await store.append({
-        continuity,
-        stream: { kind: "source", id },
-        type: "source.failed",
-        data: {
-          source_id: id,
-          error: {
-            code: errorCodeOf(error, "source.denied"),
-            message: describeError(error).slice(0, 20_000),
-          },
-          final: true,
-        },
-      });
+      await this.#failed(
+        id,
+        errorCodeOf(error, "source.adapter-failed"),
+        describeError(error).slice(0, 20_000),
+      );
       this.#options.changed();
       return;
     }
@@ -98,8 +91,16 @@ export class SourceRunners {
       ...(config.artifactBytes !== undefined ? { artifactBytes: config.artifactBytes } : {}),
     });
     this.#runners.set(id, runner);
-    void runner.done.then(() => {
+    void runner.done.then(async () => {
       if (this.#runners.get(id) === runner) this.#runners.delete(id);
+      // A source that stopped on its own without saying why would stay "active" for ever.
+      if (runner.outcome?.reason === "returned") {
+        await this.#failed(
+          id,
+          "source.returned",
+          `source "${id}" stopped reading without saying why (its ${definition.kind} adapter returned); resume it to read again`,
+        ).catch(() => undefined);
+      }
       this.#options.changed();
     });
   }
@@ -118,6 +119,17 @@ export class SourceRunners {
     const runners = [...this.#runners.values()];
     this.#runners.clear();
     await Promise.all(runners.map((runner) => runner.stop()));
+  }
+
+  /** Logs that `id` failed for good. */
+  async #failed(id: string, code: string, message: string): Promise<void> {
+    const { store, continuity } = this.#options;
+    await store.append({
+      continuity,
+      stream: { kind: "source", id },
+      type: "source.failed",
+      data: { source_id: id, error: { code, message }, final: true },
+    });
   }
 
   /** Resolves once chunk `n - 1` of `id` was delivered (a dataset reads batch by batch). */
