@@ -25,7 +25,6 @@
  */
 import { EventSource } from "eventsource";
 import { z } from "zod";
-import { waitUnlessAborted } from "./abortable-wait.js";
 import { LineDelivery } from "./line-delivery.js";
 import { LineSplitter } from "./line-splitter.js";
 import { MessageInbox } from "./message-inbox.js";
@@ -38,7 +37,7 @@ import {
   parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
-import { ReconnectBackoff } from "./reconnect-backoff.js";
+import { type ConnectionEnd, reconnectLoop } from "./reconnect-backoff.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 import { createSseFetch } from "./sse-fetch.js";
 
@@ -81,12 +80,6 @@ interface SseRun {
   resume: { id: string; linesDone: number } | undefined;
 }
 
-/** How one connection ended. */
-type ConnectionEnd =
-  | { kind: "retry"; code: string; message: string }
-  | { kind: "exhausted" }
-  | { kind: "aborted" };
-
 /**
  * An `sse` source reading `options.url` (the definition's target, parsed) through
  * `options.fetch` (default: the global `fetch`). Its `run` never throws: a wrong option or a URL
@@ -126,7 +119,7 @@ async function runSseSource(
   };
   try {
     await resumeFrom(run, context.cursor);
-    await connectLoop(run);
+    await reconnectLoop(run, connectOnce, lastCursor);
   } catch (error) {
     await delivery.report({
       type: "failed",
@@ -153,29 +146,6 @@ async function resumeFrom(run: SseRun, cursor: SourceCursor | undefined): Promis
   run.lastId = parsed.data.last_event_id;
   if (parsed.data.pending_id !== undefined) {
     run.resume = { id: parsed.data.pending_id, linesDone: parsed.data.lines_done ?? 0 };
-  }
-}
-
-async function connectLoop(run: SseRun): Promise<void> {
-  const { delivery, options, context } = run;
-  const backoff = new ReconnectBackoff(options.retry_ms, options.max_backoff_ms);
-  while (!delivery.stopped) {
-    const { end, delivered } = await connectOnce(run);
-    if (delivery.fault !== undefined) throw delivery.fault;
-    if (end.kind === "aborted" || delivery.stopped) return;
-    if (end.kind === "exhausted") {
-      await delivery.report({ type: "exhausted", cursor: lastCursor(run) });
-      return;
-    }
-    if (delivered) backoff.reset();
-    const wait = backoff.next();
-    await delivery.report({
-      type: "notice",
-      code: end.code,
-      message: end.message,
-      retryInMs: wait,
-    });
-    if (!(await waitUnlessAborted(wait, context.signal))) return;
   }
 }
 

@@ -19,7 +19,6 @@
  */
 import WebSocket, { type RawData } from "ws";
 import { z } from "zod";
-import { waitUnlessAborted } from "./abortable-wait.js";
 import { LineDelivery } from "./line-delivery.js";
 import { LineSplitter } from "./line-splitter.js";
 import { MessageInbox } from "./message-inbox.js";
@@ -32,7 +31,7 @@ import {
   parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
-import { ReconnectBackoff } from "./reconnect-backoff.js";
+import { type ConnectionEnd, reconnectLoop } from "./reconnect-backoff.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
 /** How long an opening handshake may take before it counts as a failed connection. */
@@ -67,8 +66,6 @@ interface WebSocketRun {
   messages: number;
 }
 
-type ConnectionEnd = { kind: "retry"; code: string; message: string } | { kind: "aborted" };
-
 /**
  * A `websocket` source reading `options.url` (the definition's target, parsed: `ws:` or `wss:`).
  * Its `run` never throws: a wrong option or another scheme is a `failed` emission; a refused
@@ -100,7 +97,10 @@ async function runWebSocketSource(
     messages: 0,
   };
   try {
-    await connectLoop(run);
+    await reconnectLoop(run, connectOnce, (done) => ({
+      connection: done.connection,
+      messages: done.messages,
+    }));
   } catch (error) {
     await delivery.report({
       type: "failed",
@@ -109,25 +109,6 @@ async function runWebSocketSource(
     });
   } finally {
     delivery.close();
-  }
-}
-
-async function connectLoop(run: WebSocketRun): Promise<void> {
-  const { delivery, options, context } = run;
-  const backoff = new ReconnectBackoff(options.retry_ms, options.max_backoff_ms);
-  while (!delivery.stopped) {
-    const { end, delivered } = await connectOnce(run);
-    if (delivery.fault !== undefined) throw delivery.fault;
-    if (end.kind === "aborted" || delivery.stopped) return;
-    if (delivered) backoff.reset();
-    const wait = backoff.next();
-    await delivery.report({
-      type: "notice",
-      code: end.code,
-      message: end.message,
-      retryInMs: wait,
-    });
-    if (!(await waitUnlessAborted(wait, context.signal))) return;
   }
 }
 
