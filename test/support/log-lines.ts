@@ -10,6 +10,7 @@
  * `logLines` yields the lines one at a time (constant memory, any count); `generateLogLines`
  * collects them.
  */
+import { seededRandom } from "../../src/spec/index.js";
 
 /** What `logLines` generates. */
 export interface LogLinesOptions {
@@ -47,7 +48,7 @@ export function generateLogLines(options: LogLinesOptions): string[] {
  * elsewhere. Deterministic: a pure function of the options.
  */
 export function* logLines(options: LogLinesOptions): Generator<LogLine> {
-  const random = mulberry32(options.seed);
+  const random = seededRandom(options.seed);
   const burstAt = options.burstAt ?? Number.POSITIVE_INFINITY;
   const burstEnd = burstAt + (options.burstLength ?? 50);
   let time = (options.start ?? new Date("2024-10-10T10:40:00Z")).getTime();
@@ -65,18 +66,6 @@ export function* logLines(options: LogLinesOptions): Generator<LogLine> {
       yield { kind: "access", text: accessLine(random, at) };
     }
   }
-}
-
-/** A small, fast, seedable PRNG (mulberry32): numbers in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 function pick<T>(random: () => number, items: readonly T[]): T {
