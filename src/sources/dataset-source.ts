@@ -8,7 +8,7 @@ import { NotRegularFileError, unreadableMessage } from "./read-errors.js";
 import { optionsProblem } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
-const READ_BUFFER_BYTES = 1024 * 1024;
+const READ_BUFFER_BYTES = 256 * 1024;
 
 /** A dataset source's own `options` (other keys are ignored). */
 const datasetOptions = z.looseObject({

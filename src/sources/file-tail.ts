@@ -13,7 +13,7 @@ import { errorCode, unreadableMessage } from "./read-errors.js";
 import type { SourceContext, SourceRotatedEmission } from "./source-types.js";
 
 /** The buffer each read fills: a file of any size streams through this much memory. */
-const READ_BUFFER_BYTES = 1024 * 1024;
+const READ_BUFFER_BYTES = 256 * 1024;
 
 /** How a file tail is set up. */
 export interface FileTailSettings {
