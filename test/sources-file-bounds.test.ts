@@ -104,7 +104,7 @@ describe("file source: bounded whatever the input", () => {
     await run.stop();
     expect(outOfOrder).toBe(0);
     expect(next).toBe(blocks * linesPerBlock);
-    // Far below the file's 200 MB: the reader holds one 64 KiB buffer and one chunk at a time.
+    // Far below the file's 200 MB: the reader holds one 256 KiB buffer and one chunk at a time.
     expect(peakRss - before.rss).toBeLessThan(64 * MiB);
     expect(peakHeap - before.heapUsed).toBeLessThan(64 * MiB);
   });
