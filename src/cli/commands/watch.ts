@@ -116,8 +116,17 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
       (given !== undefined ? (await foregroundDirective(store, given))?.agent : undefined) ??
       DEFAULT_WATCH_AGENT;
     const continuity = given ?? `watch-${agent.replace(/[^A-Za-z0-9._:@-]/g, "-")}`;
+    // What the log does not show as lines: an assumed window, a provider call being retried.
+    let tell: (line: string) => void = () => {};
     session = openAgentSession(ctx, store, continuity, {
       agent,
+      observer: (notice) => {
+        if (notice.type === "model-notice") tell(`note: ${oneLine(notice.text)}`);
+        if (notice.type === "retry") {
+          const wait = formatDuration(Math.max(1_000, notice.delayMs));
+          tell(`↻ ${oneLine(notice.message)}: retrying in ${wait} (attempt ${notice.attempt})`);
+        }
+      },
       lease: cliLeaseOptions(ctx),
       threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
@@ -126,10 +135,11 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
     const definitions = await watchedSources(ctx, store, continuity, assembled, agent);
     const held = await store.lease(continuity);
     if (held?.live) return runElsewhere(ctx, continuity, held.holder ?? "unknown");
+    // From before a new continuity's creation: `--json` prints its whole log.
+    const start = (await store.continuity(continuity))?.lastSeq ?? 0;
     if (!(await ensureContinuity(ctx, store, continuity, `spool watch ${agent}`, "watch", agent))) {
       await new ActorRosters(store).check(continuity, defaultActor(ctx));
     }
-    const start = (await store.continuity(continuity))?.lastSeq ?? 0;
     const view = values.json
       ? undefined
       : new ConversationView({
@@ -143,6 +153,7 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
       if (values.json) ctx.err(ctx.errStyle.dim(line));
       else ctx.out(ctx.style.dim(line));
     };
+    tell = say;
     say(await headerLine(store, continuity, agent, assembled, definitions));
     if (values["until-exhausted"]) {
       const endless = definitions.filter((definition) => !ENDING_KINDS.has(definition.kind));
