@@ -69,6 +69,13 @@ describe("spool watch", { timeout: 60_000 }, () => {
     expect(none.stderr).toContain("to .ai/agents/assistant.yaml and add a sources: section there");
     expect(none.stderr).toContain("sources:\n  - id: app-log\n    kind: file");
 
+    writeWatcher(workspace.dir, "runner", { id: "cmd", kind: "command", target: "echo hi" });
+    const denied = await spool(["watch", "--agent", "runner"]);
+    expect(denied.code).toBe(2);
+    expect(denied.stderr).toContain('agent "runner" has sources that may not read their targets');
+    expect(denied.stderr).toContain("Give the agent the shell.run tool (tools: [shell.run])");
+    expect(await readEvents(workspace.dir, "watch-runner")).toEqual([]);
+
     const noModel = await spool(["watch", "--agent", "importer"], {});
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toContain("spool watch needs a model");

@@ -129,8 +129,9 @@ export class ConversationView {
       case "source.rotated":
       case "source.failed":
       case "source.exhausted": {
+        // Whole, not cut to the width: a failure says how to fix it.
         const line = full ? sourceEventLine(event) : undefined;
-        if (line !== undefined) this.note(cleanText(line), "");
+        if (line !== undefined) this.line(style.dim(oneLine(cleanText(line))), "");
         return;
       }
       case "turn.queued": {

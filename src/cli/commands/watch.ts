@@ -2,7 +2,14 @@ import type { AssembledAgent } from "../../app/index.js";
 import { displayPath } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
 import { ActorRosters, type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
-import { readSourcesState, type SourceDefinition, type SourceState } from "../../sources/index.js";
+import {
+  checkSourceAccess,
+  readSourcesState,
+  SourceAccessError,
+  type SourceAccessPolicy,
+  type SourceDefinition,
+  type SourceState,
+} from "../../sources/index.js";
 import { ConfigError } from "../../spec/index.js";
 import { resolveThreadsDir } from "../../transcript/index.js";
 import {
@@ -306,7 +313,7 @@ async function watchedSources(
 ): Promise<SourceDefinition[]> {
   const config = assembled.options.sources;
   const declared = config?.manifest.definitions ?? [];
-  if (declared.length > 0) return declared;
+  if (config && declared.length > 0) return checkAccess(declared, config.access, agent);
   if (config && (await store.continuity(continuity))) {
     const state = await readSourcesState(store, continuity);
     const known = [...state.sources.values()].filter((source) => source.status !== "removed");
@@ -325,6 +332,32 @@ async function watchedSources(
     {
       hint: `To watch a log, ${where}, e.g.\n\nsources:\n  - id: app-log\n    kind: file\n    target: logs/app.log\n    patterns:\n      error: "ERROR|FATAL"\n\n(docs/sources.md has every kind), or run \`spool watch\` without --agent for the built-in ${DEFAULT_WATCH_AGENT}`,
     },
+  );
+}
+
+/**
+ * The declared sources, once each may read its target (`checkSourceAccess`): a command without
+ * `shell.run`, a path outside the workspace, a host not allowed is a `ConfigError` (exit 2)
+ * listing each with its fix, before anything starts.
+ */
+function checkAccess(
+  definitions: SourceDefinition[],
+  access: SourceAccessPolicy,
+  agent: string,
+): SourceDefinition[] {
+  const problems: string[] = [];
+  for (const definition of definitions) {
+    try {
+      checkSourceAccess(definition, access);
+    } catch (error) {
+      if (!(error instanceof SourceAccessError)) throw error;
+      problems.push(`- ${error.message}`);
+    }
+  }
+  if (problems.length === 0) return definitions;
+  throw new ConfigError(
+    "config.source-denied",
+    `agent "${agent}" has sources that may not read their targets:\n${problems.join("\n")}`,
   );
 }
 
