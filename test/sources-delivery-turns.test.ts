@@ -158,12 +158,20 @@ describe.each([
           )
           .flatMap((event) => (event.data as EventData<"source.chunk">).lines ?? []);
         for (const line of chunkLines) expect(text).toContain(line);
+        // The turn records what it brought, as its chunks counted it.
+        expect(entry.lines).toBe(chunkLines.length);
+        const errors = chunkLines.filter((line) => line.includes("ERROR")).length;
+        expect(entry.matches).toEqual({ error: errors });
       }
     }
     // The end is told once, in the last delivery.
     const told = turns.filter((turn) => turnData(turn).text.includes("is exhausted"));
     expect(told).toHaveLength(1);
     expect(told[0]).toBe(turns.at(-1));
+    expect(turns.map((turn) => turnData(turn).ends)).toEqual([
+      ...turns.slice(1).map(() => undefined),
+      [{ source_id: "app-log", status: "exhausted" }],
+    ]);
     expect(states).toEqual([
       expect.objectContaining({
         id: "app-log",

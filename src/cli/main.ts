@@ -22,6 +22,7 @@ import { threadsCommand } from "./commands/threads.js";
 import { transcriptCommand } from "./commands/transcript.js";
 import { turnAdd } from "./commands/turn-add.js";
 import { verifyCommand } from "./commands/verify.js";
+import { watchCommand } from "./commands/watch.js";
 import { type CliIo, type CommandContext, createContext, UsageError } from "./context.js";
 import { redactSecrets } from "./redact.js";
 import { suggestCommand } from "./suggest.js";
@@ -56,6 +57,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   tail: { "": tailCommand },
   threads: { "": threadsCommand },
   sources: { "": sourcesCommand },
+  watch: { "": watchCommand },
   pin: { "": pinCommand },
   unpin: { "": unpinCommand },
   pins: { "": pinsCommand },

@@ -12,6 +12,7 @@ import { TAIL_USAGE } from "./commands/tail.js";
 import { THREADS_USAGE } from "./commands/threads.js";
 import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
 import { VERIFY_USAGE } from "./commands/verify.js";
+import { WATCH_USAGE } from "./commands/watch.js";
 
 /** The help of one command: its one-line synopsis and the full text `--help` prints. */
 export interface CommandHelp {
@@ -60,6 +61,7 @@ Commands:
   replay <continuity>           Re-derive a continuity from its log; exit 1 on a difference
   tail [continuity]             Follow a continuity live as a conversation
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
+  watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
@@ -233,6 +235,7 @@ Run \`spool protocol parse --help\` for its options.
   tail: TAIL_USAGE,
   threads: THREADS_USAGE,
   sources: SOURCES_USAGE,
+  watch: WATCH_USAGE,
   context: CONTEXT_USAGE,
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,

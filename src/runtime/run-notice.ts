@@ -1,5 +1,6 @@
 import type { StepOutputEvent } from "../actions/index.js";
 import type { Usage } from "../providers/index.js";
+import type { EventData } from "../spec/index.js";
 
 /** Why a run stopped before its work was done. */
 export type RunLimitName = "max_turns" | "max_tokens" | "max_spend" | "wall_time" | "spawn_depth";
@@ -32,7 +33,8 @@ export type RunStatus =
  * - `queued`: a turn arrived while another ran and waits for it.
  * - `turn-received`: a turn another process queued for this owner (a second `spool chat`,
  *   `spool run --continuity`), before it runs: its actor and text, so a chat can show the question
- *   its answer is for.
+ *   its answer is for; also a delivery turn this runtime's sources appended (`origin` `source`,
+ *   with `delivery`), which a chat shows as one line rather than its digest.
  * - `handoff`: the thread was continued in a new one (one quiet line in a chat).
  * - `model-notice`: once per run and model, what the user should know of the model: its window
  *   was assumed (with the config.yaml line that says it), or it is deprecated (one dim line).
@@ -55,7 +57,20 @@ export type RunNotice =
     }
   | { type: "limit"; limit: RunLimitName; value: number; max: number }
   | { type: "queued"; turn: string; position: number }
-  | { type: "turn-received"; continuity: string; turn: string; actor: string; text: string }
+  | {
+      type: "turn-received";
+      continuity: string;
+      turn: string;
+      actor: string;
+      text: string;
+      /** The turn's origin, when known (`source` for a delivery turn). */
+      origin?: string;
+      /** For a delivery turn: what it delivered and the ends it announces (its logged data). */
+      delivery?: {
+        sources: NonNullable<EventData<"turn.added">["sources"]>;
+        ends: NonNullable<EventData<"turn.added">["ends"]>;
+      };
+    }
   | { type: "handoff"; from: string; to: string; reason: string }
   | { type: "model-notice"; model: string; text: string }
   | {

@@ -235,7 +235,11 @@ export class SessionSources implements SourceControl {
       type: "turn.added",
       actor: plan.actor,
       origin: SOURCE_ORIGIN,
-      data: { text: plan.text, sources: plan.sources },
+      data: {
+        text: plan.text,
+        sources: plan.sources,
+        ...(plan.ends.length > 0 ? { ends: plan.ends } : {}),
+      },
     });
     notify(options.observer, {
       type: "turn-received",
@@ -243,6 +247,8 @@ export class SessionSources implements SourceControl {
       turn: event.id,
       actor: plan.actor,
       text: plan.text,
+      origin: SOURCE_ORIGIN,
+      delivery: { sources: plan.sources, ends: plan.ends },
     });
     await this.current();
     this.#notify();

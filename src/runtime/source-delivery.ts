@@ -15,11 +15,15 @@ export const SOURCES_ACTOR = "sources";
 /** The origin of every delivery turn. */
 export const SOURCE_ORIGIN = "source";
 
-/** A delivery turn to append: its actor, its text (the digests) and the chunks it covers. */
+/**
+ * A delivery turn to append: its actor, its text (the digests), the chunks it covers (with their
+ * summed counts) and the ends its text announces.
+ */
 export interface DeliveryPlan {
   actor: string;
   text: string;
-  sources: { source_id: string; from_chunk: number; to_chunk: number; cursor: SourceCursor }[];
+  sources: NonNullable<EventData<"turn.added">["sources"]>;
+  ends: NonNullable<EventData<"turn.added">["ends"]>;
 }
 
 /** The actor a source's turns carry: `source:<id>` (`sources` when that is no identifier). */
@@ -44,6 +48,7 @@ export async function planDelivery(options: {
   const budget = Math.max(64, Math.floor(options.budgetTokens / Math.max(1, ready.length)));
   const parts: string[] = [];
   const sources: DeliveryPlan["sources"] = [];
+  const ends: DeliveryPlan["ends"] = [];
   for (const item of ready) {
     const definition = item.state.definition;
     if (item.chunks.length > 0) {
@@ -54,6 +59,7 @@ export async function planDelivery(options: {
         from_chunk: item.chunks[0]!.n,
         to_chunk: last.n,
         cursor: last.cursor,
+        ...chunkTotals(item.chunks),
       });
       const digest = renderSourceDigest({
         source: item.sourceId,
@@ -70,10 +76,32 @@ export async function planDelivery(options: {
           : `Source ${item.sourceId}: chunks ${item.chunks[0]!.n}-${last.n} (recall them with source.recall).`,
       );
     }
-    if (item.end) parts.push(endLine(item.sourceId, item.end, item.state.chunks));
+    if (item.end) {
+      parts.push(endLine(item.sourceId, item.end, item.state.chunks));
+      ends.push({ source_id: item.sourceId, status: item.end.type });
+    }
   }
   const actor = ready.length === 1 ? sourceActor(ready[0]!.sourceId) : SOURCES_ACTOR;
-  return { actor, text: parts.join("\n\n"), sources };
+  return { actor, text: parts.join("\n\n"), sources, ends };
+}
+
+/** The lines, bytes and pattern matches of `chunks`, summed (`matches` only when any are counted). */
+function chunkTotals(chunks: readonly PendingChunk[]): {
+  lines: number;
+  bytes: number;
+  matches?: Record<string, number>;
+} {
+  let lines = 0;
+  let bytes = 0;
+  const matches: Record<string, number> = {};
+  for (const chunk of chunks) {
+    lines += chunk.lines;
+    bytes += chunk.bytes;
+    for (const [name, count] of Object.entries(chunk.matches)) {
+      matches[name] = (matches[name] ?? 0) + count;
+    }
+  }
+  return { lines, bytes, ...(Object.keys(matches).length > 0 ? { matches } : {}) };
 }
 
 /** The chunks of `item` with their lines, read from the log. */

@@ -99,7 +99,7 @@ export class SourceFold {
     if (event.type === "turn.added") {
       const data = event.data as EventData<"turn.added">;
       this.#waiting.set(event.id, event.seq);
-      if (data.sources !== undefined) this.#delivered(event, data.sources);
+      if (data.sources !== undefined) this.#delivered(event, data.sources, data.ends);
       return;
     }
     if (event.type === "run.started") {
@@ -227,7 +227,11 @@ export class SourceFold {
     }
   }
 
-  #delivered(event: SpoolEvent, entries: NonNullable<EventData<"turn.added">["sources"]>): void {
+  #delivered(
+    event: SpoolEvent,
+    entries: NonNullable<EventData<"turn.added">["sources"]>,
+    told: EventData<"turn.added">["ends"],
+  ): void {
     const record: DeliveryRecord = { turn: event.id, at: Date.parse(event.ts), sources: [] };
     for (const entry of entries) {
       const list = this.#pending.get(entry.source_id) ?? [];
@@ -250,9 +254,12 @@ export class SourceFold {
       });
     }
     this.state = applySourceEvent(this.state, event);
-    // Every end with nothing left to deliver is told by this turn (the delivery's text says so).
+    // The ends the turn records are those its text tells; a log from before they were recorded
+    // tells every end with nothing left to deliver.
+    const announces = told ? new Set(told.map((end) => end.source_id)) : undefined;
     for (const [id, end] of this.#ends) {
       if (end.announced || this.pending(id).length > 0) continue;
+      if (announces && !announces.has(id)) continue;
       end.announced = true;
       if (end.type !== "exhausted") continue;
       const state = this.source(id);

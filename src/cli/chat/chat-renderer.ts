@@ -12,6 +12,7 @@ import {
   totalsLine,
 } from "./action-lines.js";
 import { actionUpdate } from "./action-update.js";
+import { deliveryLine } from "./delivery-line.js";
 import { createLiveTerminal } from "./live-terminal.js";
 import { createMarkdownStream } from "./markdown-stream.js";
 import { fitWidth, sanitizeText } from "./terminal-text.js";
@@ -297,6 +298,11 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
         return print(style.dim(`… turn queued (position ${notice.position})`));
       case "turn-received":
         endBlock();
+        // A source's delivery is one dim line: what arrived, never its digest.
+        if (notice.delivery) {
+          const line = deliveryLine(notice.actor, notice.text, notice.delivery);
+          return print(style.dim(fitWidth(sanitizeText(line), width())));
+        }
         return print(
           `${style.cyan("›")} ${style.bold(oneLine(notice.actor))}: ${oneLine(notice.text)}`,
         );

@@ -15,8 +15,10 @@ export {
   type ClockTimers,
   createChatRenderer,
 } from "./chat-renderer.js";
+export { type DeliveryRecord, deliveryLine, isDeliveryTurn } from "./delivery-line.js";
 export {
   createMarkdownStream,
   type MarkdownStream,
   type MarkdownStreamOptions,
 } from "./markdown-stream.js";
+export { sourceEventLine } from "./source-event-line.js";

@@ -7,7 +7,13 @@ import {
 import { isBackgroundThread } from "../../runtime/index.js";
 import type { EventData, SpoolEvent } from "../../spec/index.js";
 import { parseStepStreamId } from "../../transcript/index.js";
-import { createMarkdownStream, type MarkdownStream } from "../chat/index.js";
+import {
+  createMarkdownStream,
+  deliveryLine,
+  isDeliveryTurn,
+  type MarkdownStream,
+  sourceEventLine,
+} from "../chat/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { isWorkerThread } from "./thread-rows.js";
 import { ViewVariables } from "./view-variables.js";
@@ -56,7 +62,9 @@ const INDENT = "  ";
  * Renders a continuity's events as a conversation: turns, the model's thoughts (dim) and
  * responses (plain) as they stream, one line per action and its outcome, and quiet lines for
  * usage, limits, recovery and runs that did not complete. Child threads are indented by their
- * depth.
+ * depth. A source's delivery turn is one quiet line (`deliveryLine`: its chunks, lines and
+ * pattern matches), never its digest; a source's rotation, failure or end is one quiet line too
+ * (`sourceEventLine`; not in `messages` detail).
  *
  * A continuity is one conversation across its threads: a handoff to a continuation thread is one
  * dim line (`── context handed off to a new thread (pressure 0.91, 7,402 → 2,310 tokens,
@@ -99,9 +107,13 @@ export class ConversationView {
     this.variables.push(event);
     switch (event.type) {
       case "turn.added": {
-        const lines = cleanText((data as EventData<"turn.added">).text)
-          .trim()
-          .split("\n");
+        const turn = data as EventData<"turn.added">;
+        if (isDeliveryTurn(event.origin ?? undefined, turn)) {
+          // A source's delivery is one quiet line: what arrived, never its digest.
+          this.note(deliveryLine(cleanText(event.actor ?? "?"), cleanText(turn.text), turn), "");
+          return;
+        }
+        const lines = cleanText(turn.text).trim().split("\n");
         const own = this.options.you !== undefined && event.actor === this.options.you;
         const label = own
           ? "you ›"
@@ -112,6 +124,14 @@ export class ConversationView {
         if (shown.length < lines.length) {
           this.line(style.dim(`… ${lines.length - shown.length} more lines`), pad);
         }
+        return;
+      }
+      case "source.rotated":
+      case "source.failed":
+      case "source.exhausted": {
+        // Whole, not cut to the width: a failure says how to fix it.
+        const line = full ? sourceEventLine(event) : undefined;
+        if (line !== undefined) this.line(style.dim(oneLine(cleanText(line))), "");
         return;
       }
       case "turn.queued": {

@@ -8,7 +8,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
-import { formatTime, oneLine, plural, renderTable, truncate } from "../format.js";
+import { formatTime, oneLine, plural, renderTable, type Style, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
 
@@ -92,6 +92,15 @@ export async function sourcesCommand(ctx: CommandContext, args: string[]): Promi
     return 0;
   }
   if (given === undefined) ctx.err(ctx.errStyle.dim(`Sources of ${oneLine(continuity)}:`));
+  for (const line of sourceTable(rows, ctx.style)) ctx.out(line);
+  return 0;
+}
+
+/**
+ * The lines `spool sources` prints for `rows`: a table (source, kind, target, status, chunks,
+ * bytes, cursor, lag, last chunk), then the last error of each source that stopped.
+ */
+export function sourceTable(rows: readonly SourceRow[], style: Style): string[] {
   const table = renderTable(
     ["SOURCE", "KIND", "TARGET", "STATUS", "CHUNKS", "BYTES", "CURSOR", "LAG", "LAST CHUNK"],
     rows.map((row) => [
@@ -105,18 +114,18 @@ export async function sourcesCommand(ctx: CommandContext, args: string[]): Promi
       lagText(row),
       row.last_chunk_at ? formatTime(row.last_chunk_at) : "-",
     ]),
-    ctx.style,
+    style,
     [4, 5],
   );
-  ctx.out(table.trimEnd());
+  const lines = table.trimEnd().split("\n");
   for (const row of rows) {
     if (row.last_error && row.status !== "active") {
-      ctx.out(
-        ctx.style.dim(`  ${row.id}: ${row.last_error.code}: ${oneLine(row.last_error.message)}`),
+      lines.push(
+        style.dim(`  ${row.id}: ${row.last_error.code}: ${oneLine(row.last_error.message)}`),
       );
     }
   }
-  return 0;
+  return lines;
 }
 
 /** One source's row: its fold, and for a file how far the file has grown beyond the cursor. */

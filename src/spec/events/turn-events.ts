@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { artifactRef, defineEvent, identifier, ulidString } from "./define-event.js";
 
+const count = z.number().int().nonnegative();
+
 /** Inputs appended to a continuity by its actors. */
 export const turnEvents = {
   "turn.added": defineEvent({
@@ -17,6 +19,8 @@ export const turnEvents = {
       /**
        * For a turn a source delivered (actor `source:<id>`): the chunks its digest covers, per
        * source, and the cursor after the last. Chunks are delivered once, in order, with no gap.
+       * `lines`, `bytes` and `matches` sum the chunks' own counts, so a reader shows what the turn
+       * brought without reading the chunks (absent in logs written before they were recorded).
        */
       sources: z
         .array(
@@ -25,8 +29,19 @@ export const turnEvents = {
             from_chunk: z.number().int().min(1),
             to_chunk: z.number().int().min(1),
             cursor: z.record(z.string(), z.unknown()),
+            lines: count.optional(),
+            bytes: count.optional(),
+            matches: z.record(z.string(), count).optional(),
           }),
         )
+        .max(256)
+        .optional(),
+      /**
+       * For a delivery turn: the sources whose end (`exhausted`, or `failed` for good) its text
+       * announces. Absent in logs written before it was recorded (the end is then inferred).
+       */
+      ends: z
+        .array(z.strictObject({ source_id: identifier, status: z.enum(["exhausted", "failed"]) }))
         .max(256)
         .optional(),
     }),
