@@ -2,7 +2,8 @@
  * Closing a runtime is a decision, logged as `runtime.closed` before anything is cancelled:
  * a `fire_and_forget` task still running at the close is cancelled after it, the close replays
  * identically (replay closes its runtime at that event and reaches nothing outside), and a later
- * runtime neither reports the cancelled task as interrupted nor runs it again.
+ * runtime neither reports the cancelled task as interrupted nor runs it again. A close that comes
+ * as a run ends (its `run.completed` logged) names no run, as replay finds none open there.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -154,6 +155,31 @@ describe("closing a runtime while a fire_and_forget task runs", () => {
     const { report } = await replay(temp.store, blocking.tool);
     expect(report.difference).toBeUndefined();
     expect(report).toMatchObject({ identical: true, closes: 2, recoveries: 1, reached: [] });
+  });
+
+  it("names no run when the close comes as the run ends (its run.completed is logged), and replays identically", async () => {
+    const blocking = blockingTool();
+    let closing: Promise<void> | undefined;
+    const runtime = createAgentRuntime({
+      store: temp.store,
+      provider: scripted(["<response>done</response>"]),
+      agent: agent(blocking.tool),
+      // The run's end is logged and the run has not returned yet: a close from outside lands here.
+      observer: (notice) => {
+        if (notice.type === "run-ended") closing = runtime.close();
+      },
+    });
+    const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "test" });
+    expect(result.status).toBe("completed");
+    await closing;
+
+    const events = await readAll(temp.store, continuity);
+    const [closed] = of(events, "runtime.closed");
+    expect(closed!.data).toEqual({ reason: "the runtime closed", tasks: [] });
+    expect(closed!.seq).toBeGreaterThan(of(events, "run.completed")[0]!.seq);
+    const { report } = await replay(temp.store, blocking.tool);
+    expect(report.difference).toBeUndefined();
+    expect(report).toMatchObject({ identical: true, closes: 1, reached: [] });
   });
 
   it("replays a close that cancels the running run beside a task", async () => {

@@ -131,6 +131,70 @@ describe("file source: rotation while running", () => {
   });
 });
 
+describe("file source: truncation the reader had not seen yet", () => {
+  /** A file source whose first chunk's `emit` waits until the test releases it. */
+  function heldSource(maxLines: number) {
+    let reached: () => void = () => {};
+    let release: () => void = () => {};
+    const atEmit = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    const source = createFileSource(testDefinition("file", path, { batching: { maxLines } }), {
+      path,
+      pollMs: 10,
+    });
+    const run = startSource(source, {
+      onEmit: async () => {
+        if (!first) return;
+        first = false;
+        reached();
+        await held;
+      },
+    });
+    return { run, atEmit, release };
+  }
+
+  it("truncated and written past the read position while a chunk was on its way: read again from 0, no fragment", async () => {
+    writeFileSync(path, "a\nb\n");
+    // The chunk of a and b is full at b: the source reads on as soon as its emit resolves.
+    const { run, atEmit, release } = heldSource(2);
+    await atEmit;
+    truncateSync(path, 0);
+    appendFileSync(path, "cccccc\ndddddd\n");
+    release();
+    await run.until("dddddd", (all) => linesOf(all).includes("dddddd"));
+    await run.stop();
+    expect(summarize(run.emissions)).toEqual(["a", "b", "[rotated truncated]", "cccccc", "dddddd"]);
+  });
+
+  it("copytruncate, then renamed away before the reader looked: the truncated file's new lines, then the new file", async () => {
+    writeFileSync(path, "a long line 1\na long line 2\n");
+    const { run, atEmit, release } = heldSource(2);
+    await atEmit;
+    copyFileSync(path, `${path}.1`);
+    truncateSync(path, 0);
+    appendFileSync(path, "c\nd\n");
+    renameSync(path, `${path}.2`);
+    writeFileSync(path, "e\n");
+    release();
+    await run.until("e", (all) => linesOf(all).includes("e"));
+    await run.stop();
+    expect(summarize(run.emissions)).toEqual([
+      "a long line 1",
+      "a long line 2",
+      "[rotated truncated]",
+      "c",
+      "d",
+      "[rotated renamed]",
+      "e",
+    ]);
+  });
+});
+
 describe("file source: rotation while stopped", () => {
   it("resumes in the rotated old file found by its inode, then the new one", async () => {
     writeFileSync(path, "a\n");

@@ -42,6 +42,11 @@ export interface ThreadRunOptions {
   signer?: CheckpointSigner;
   observer?: RunObserver;
   signal?: AbortSignal;
+  /**
+   * Called synchronously as the run's final `run.completed` is issued, before its append: from
+   * then on the run has ended as the log will tell it (a close no longer names it as cut off).
+   */
+  ending?: () => void;
   /** Milliseconds for the wall-time limit (default `performance.now`). */
   now?: () => number;
   random?: () => number;

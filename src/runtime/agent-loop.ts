@@ -143,6 +143,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     status: ThreadRunResult["status"],
     extra: { result?: string; error?: { code: string; message: string } } = {},
   ): Promise<ThreadRunResult> => {
+    options.ending?.();
     await store.append({
       continuity,
       stream: threadStream,

@@ -35,8 +35,11 @@ export class ContinuitySession {
   chain: Promise<unknown> = Promise.resolve();
   /** Turns queued on the chain and not started. */
   waiting = 0;
-  /** The foreground run going on, and how to cancel it. */
-  running: { controller: AbortController; thread: string } | undefined;
+  /**
+   * The foreground run going on, and how to cancel it; `ended` once its final `run.completed`
+   * was issued (it still finishes up: the hooks of a stop, its result).
+   */
+  running: { controller: AbortController; thread: string; ended: boolean } | undefined;
   /** The continuity's state, folded from the log at first touch (and again at each resume). */
   state: ContinuityState | undefined;
   /** The foreground estimator, calibrated from this continuity's log alone (so replay agrees). */
@@ -247,6 +250,7 @@ export class ContinuitySession {
       ...(run.turn ? { turn: run.turn } : {}),
       ...(run.input !== undefined ? { input: run.input } : {}),
       ...(run.resumed ? { resumed: true } : {}),
+      ...(run.ending ? { ending: run.ending } : {}),
       ...(options.signer ? { signer: options.signer } : {}),
       ...(options.observer && run.depth === 0 ? { observer: options.observer } : {}),
       signal: run.signal,
@@ -278,13 +282,17 @@ export class ContinuitySession {
     run: Omit<SessionRun, "spec" | "depth" | "signal">,
   ): Promise<ThreadRunResult> {
     const controller = new AbortController();
-    this.running = { controller, thread: run.thread };
+    const running = { controller, thread: run.thread, ended: false };
+    this.running = running;
     try {
       const result = await this.runThread({
         ...run,
         spec: this.shared.options.agent,
         depth: 0,
         signal: controller.signal,
+        ending: () => {
+          running.ended = true;
+        },
       });
       // The thread the run ended in (a continuation, after a handoff) goes on from its next step.
       const ended = this.state?.threads.get(result.thread);
@@ -468,13 +476,16 @@ export class ContinuitySession {
     if (!this.takenUp && this.running === undefined && this.waiting === 0) {
       return Promise.resolve(undefined);
     }
+    // A run whose run.completed is issued already has ended as the log tells it (replay, which
+    // closes where the log has the close, finds it ended too): the close names no run.
+    const open = this.running?.ended === false ? this.running : undefined;
     return this.shared.options.store
       .append({
         continuity: this.continuity,
         type: "runtime.closed",
         data: {
           reason,
-          ...(this.running ? { run: this.running.thread } : {}),
+          ...(open ? { run: open.thread } : {}),
           tasks: this.tasks.runningStreams(),
         },
       })

@@ -33,6 +33,8 @@ export interface SessionRun {
   input?: string;
   resumed?: boolean;
   signal: AbortSignal;
+  /** Called as the run's final `run.completed` is issued (see `ThreadRunOptions.ending`). */
+  ending?: () => void;
   /** The estimator of this thread, when not the foreground's. */
   estimator?: TokenEstimator;
 }

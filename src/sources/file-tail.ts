@@ -67,7 +67,10 @@ export class FileTail {
           await this.#awaitCreation();
           continue;
         }
-        await this.#readToEnd(file);
+        if (await this.#readToEnd(file)) {
+          await this.#restart(file);
+          continue;
+        }
         await this.#out.flushIfDue();
         const state = await this.#pathState(file);
         if (state === "same") await this.#waiter.wait(this.#out.waitMs(this.#settings.pollMs));
@@ -172,12 +175,17 @@ export class FileTail {
       await this.#out.send({ type: "rotated", ...pending, cursor: file.cursor(0) });
   }
 
-  /** Reads `file` from `readPos` to its current end, emitting the chunks its lines complete. */
-  async #readToEnd(file: FollowedFile): Promise<void> {
+  /**
+   * Reads `file` from `readPos` to its current end, emitting the chunks its lines complete; true
+   * when a read found it truncated and written again (what that read got is dropped: it lies
+   * at the old offset of other content), so it must be read again from 0.
+   */
+  async #readToEnd(file: FollowedFile): Promise<boolean> {
     for (;;) {
       if (this.#context.signal.aborted) throw new SourceStopped();
       const count = await file.read(this.#buffer);
-      if (count === 0) return;
+      if (count === "rewritten") return true;
+      if (count === 0) return false;
       for (const line of file.splitter.push(this.#buffer.subarray(0, count))) {
         file.offset += line.bytes;
         await this.#out.add(line, file.cursor());
@@ -213,16 +221,15 @@ export class FileTail {
     return "same";
   }
 
-  /** Handles a change of what the path names; reading goes on in the new file from 0. */
+  /**
+   * Handles a change of what the path names; reading goes on in the new file from 0. A file
+   * renamed away or deleted is read to its end first, and from 0 again if it was truncated
+   * before that (copytruncate, then a rename before the reader looked): its new lines are read.
+   */
   async #rotate(file: FollowedFile, state: Exclude<PathState, "same">): Promise<void> {
-    if (state !== "truncated") await this.#readToEnd(file);
+    if (state === "truncated") return this.#restart(file);
+    while ((await this.#readToEnd(file)) || (await file.rewritten())) await this.#restart(file);
     await this.#finish(file);
-    if (state === "truncated") {
-      await file.seek(0);
-      this.#lastChange = "";
-      await this.#out.send({ type: "rotated", reason: "truncated", cursor: file.cursor(0) });
-      return;
-    }
     const linked = (await file.links()) > 0;
     this.#file = undefined;
     await file.close();
@@ -234,6 +241,14 @@ export class FileTail {
     }
     this.#pending = { reason: "renamed" };
     await this.#awaitCreation();
+  }
+
+  /** `file` was truncated: its held partial line goes out, then `rotated` (`truncated`), from 0. */
+  async #restart(file: FollowedFile): Promise<void> {
+    await this.#finish(file);
+    await file.seek(0);
+    this.#lastChange = "";
+    await this.#out.send({ type: "rotated", reason: "truncated", cursor: file.cursor(0) });
   }
 
   /** Opens the path; undefined when it names nothing. Other errors are thrown. */

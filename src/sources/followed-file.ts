@@ -130,14 +130,32 @@ export class FollowedFile {
     return start.equals(this.#prefix);
   }
 
+  /**
+   * Whether the file was truncated since it was read: shorter than what was read, or no longer
+   * starting with the bytes read first (truncated and written again, past the read position).
+   */
+  async rewritten(): Promise<boolean> {
+    const { size } = await this.handle.stat();
+    return size < this.readPos || !(await this.startUnchanged());
+  }
+
   /** The cursor after `offset` bytes (default: the whole lines delivered). */
   cursor(offset = this.offset): SourceCursor {
     return { dev: this.identity.dev, ino: this.identity.ino, offset, head: this.#head(offset) };
   }
 
-  /** Reads the next bytes at `readPos` into `buffer`; returns how many (0 at the end). */
-  async read(buffer: Buffer): Promise<number> {
+  /**
+   * Reads the next bytes at `readPos` into `buffer`; returns how many (0 at the end), or
+   * `rewritten` when the file no longer starts with the bytes read before: it was truncated and
+   * written again, so what lies at `readPos` now is not what follows the lines read (the bytes
+   * are dropped, `readPos` stays). Checked after the read, so a truncation just before it is
+   * seen too.
+   */
+  async read(buffer: Buffer): Promise<number | "rewritten"> {
     const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, this.readPos);
+    if (bytesRead > 0 && this.#prefix.length > 0 && !(await this.startUnchanged())) {
+      return "rewritten";
+    }
     if (this.readPos < HEAD_BYTES && bytesRead > 0) {
       const take = Math.min(HEAD_BYTES - this.readPos, bytesRead);
       this.#prefix = Buffer.concat([this.#prefix, buffer.subarray(0, take)]);
