@@ -3,6 +3,7 @@ import type { EventStore } from "../../log/index.js";
 import { readSourcesState, type SourceDefinition, type SourceState } from "../../sources/index.js";
 import type { CommandContext } from "../context.js";
 import { oneLine } from "../format.js";
+import { redactSecrets } from "../redact.js";
 import { sourceRow, sourceTable } from "./sources.js";
 
 /** `log_monitor · openai gpt-4.1 · continuity watch-log_monitor · log (file logs/app.log) from chunk 15 · Ctrl-C stops` */
@@ -21,7 +22,8 @@ export async function headerLine(
     : undefined;
   const sources = definitions.map((definition) => {
     const known = state?.sources.get(definition.id);
-    return `${definition.id} (${definition.kind} ${oneLine(definition.target)})${standing(known)}`;
+    const target = oneLine(redactSecrets(definition.target));
+    return `${definition.id} (${definition.kind} ${target})${standing(known)}`;
   });
   return [
     agent,
