@@ -2,7 +2,7 @@
  * What a user sees of a source's delivery turn in `spool chat` (live and in its recap) and
  * `spool tail`: one quiet line naming the source, its chunks, lines and pattern matches (and an
  * end it announces), never the digest the model reads; a source's rotation, failure or end is one
- * quiet line beside the conversation.
+ * quiet line beside the conversation, with any password in it removed.
  */
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -128,6 +128,20 @@ describe("spool tail and the chat's recap", () => {
         type: "source.failed",
         data: {
           source_id: "log",
+          error: {
+            code: "source.unreachable",
+            message: "https://bob:hunter2@feed.example/x refused the connection",
+          },
+          final: false,
+          retry_in_ms: 2_000,
+        },
+      },
+      {
+        continuity,
+        stream,
+        type: "source.failed",
+        data: {
+          source_id: "log",
           error: { code: "source.unreadable", message: "logs/app.log may not be read (EACCES)" },
           final: true,
         },
@@ -160,8 +174,10 @@ describe("spool tail and the chat's recap", () => {
       "you › watch the log",
       "▸ log: chunks 12–14 · 1,500 lines · error 37",
       "↻ log: rotated (renamed away): reading the new file from its start",
+      "! log: https://bob@feed.example/x refused the connection (again in 2 s)",
       "✗ log stopped: logs/app.log may not be read (EACCES)",
     ]);
+    expect(stdout.text).not.toContain("hunter2");
   });
 
   it("the chat's recap shows the delivery as one line", async () => {

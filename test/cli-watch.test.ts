@@ -4,11 +4,13 @@
  * newest line: bad input is refused with exit 2 and how to fix it; `--until-exhausted` on a
  * dataset delivers every chunk once, in order, shows each delivery as one line and the notes,
  * ends with the sources' rows, and replays identically; a second watch reads nothing again;
- * `--json` prints the events; `--for` ends on its own with every cursor logged.
+ * `--json` prints the events; `--for` ends on its own with every cursor logged; a continuity
+ * another process runs is left to it (exit 1, naming it).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openEventStore } from "../src/log/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { runSpool } from "./support/cli.js";
 import { createWorkspace, leaseLive, readEvents, type Workspace } from "./support/cli-e2e.js";
@@ -129,6 +131,23 @@ describe("spool watch", { timeout: 60_000 }, () => {
     const after = await readEvents(workspace.dir, "watch-importer");
     expect(loggedChunks(after, "events")).toEqual(upTo(3));
     expect(deliveredChunks(after, "events")).toEqual(upTo(3));
+  });
+
+  it("says which process runs the continuity and exits 1, appending nothing", async () => {
+    importer();
+    const other = await openEventStore({ db: join(workspace.dir, ".spool"), env: {} });
+    try {
+      const held = await other.acquireLease("watch-importer", "pid 4242 on elsewhere", 60_000);
+      expect(held.status).toBe("granted");
+      const result = await spool(["watch", "--agent", "importer", "--until-exhausted"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        "another process (pid 4242 on elsewhere) is watching continuity watch-importer; follow it with `spool tail watch-importer`",
+      );
+      expect(await readEvents(workspace.dir, "watch-importer")).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 
   it("--json prints the continuity's events as JSON lines, and the sources' rows on stderr", async () => {

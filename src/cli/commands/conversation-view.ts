@@ -15,6 +15,7 @@ import {
   sourceEventLine,
 } from "../chat/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
+import { redactSecrets } from "../redact.js";
 import { isWorkerThread } from "./thread-rows.js";
 import { ViewVariables } from "./view-variables.js";
 
@@ -131,7 +132,7 @@ export class ConversationView {
       case "source.exhausted": {
         // Whole, not cut to the width: a failure says how to fix it.
         const line = full ? sourceEventLine(event) : undefined;
-        if (line !== undefined) this.line(style.dim(oneLine(cleanText(line))), "");
+        if (line !== undefined) this.line(style.dim(oneLine(cleanText(redactSecrets(line)))), "");
         return;
       }
       case "turn.queued": {

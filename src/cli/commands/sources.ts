@@ -9,6 +9,7 @@ import {
   UsageError,
 } from "../context.js";
 import { formatTime, oneLine, plural, renderTable, type Style, truncate } from "../format.js";
+import { redactSecrets } from "../redact.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
 
@@ -106,7 +107,7 @@ export function sourceTable(rows: readonly SourceRow[], style: Style): string[] 
     rows.map((row) => [
       truncate(oneLine(row.id), 24),
       row.kind,
-      truncate(oneLine(row.target), 32),
+      truncate(oneLine(redactSecrets(row.target)), 32),
       row.status,
       row.chunks.toLocaleString("en-US"),
       bytesText(row.bytes),

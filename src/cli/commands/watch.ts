@@ -1,16 +1,11 @@
-import type { AssembledAgent } from "../../app/index.js";
-import { displayPath } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
-import { ActorRosters, type AgentRuntime, ContinuityLiveError } from "../../runtime/index.js";
 import {
-  checkSourceAccess,
-  readSourcesState,
-  SourceAccessError,
-  type SourceAccessPolicy,
-  type SourceDefinition,
-  type SourceState,
-} from "../../sources/index.js";
-import { ConfigError } from "../../spec/index.js";
+  ActorRosters,
+  type AgentRuntime,
+  ContinuityLiveError,
+  type RunNotice,
+} from "../../runtime/index.js";
+import type { SourceDefinition } from "../../sources/index.js";
 import { resolveThreadsDir } from "../../transcript/index.js";
 import {
   type CommandContext,
@@ -23,21 +18,18 @@ import {
 } from "../context.js";
 import { oneLine } from "../format.js";
 import type { CommandHelp } from "../usage.js";
-import { ensureContinuity, foregroundDirective, openAgentSession } from "./agent-session.js";
+import {
+  type AgentSession,
+  ensureContinuity,
+  foregroundDirective,
+  openAgentSession,
+} from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
 import { ConversationView } from "./conversation-view.js";
-import { sourceRow, sourceTable } from "./sources.js";
-import {
-  type EventFollower,
-  followEvents,
-  formatDuration,
-  parseDuration,
-  waitFor,
-} from "./watch-support.js";
-
-/** The agent `spool watch` runs when none is named: the built-in log monitor. */
-export const DEFAULT_WATCH_AGENT = "log_monitor";
+import { DEFAULT_WATCH_AGENT, noModelError, runElsewhere, watchedSources } from "./watch-checks.js";
+import { goOnLine, headerLine, printSources } from "./watch-lines.js";
+import { followEvents, formatDuration, parseDuration, waitFor } from "./watch-support.js";
 
 /** Help of `spool watch`. */
 export const WATCH_USAGE: CommandHelp = {
@@ -84,6 +76,16 @@ Examples:
 /** How a watch ended. */
 type WatchEnd = "time" | "exhausted" | "stopped";
 
+/** What `spool watch` was asked for. */
+interface WatchOptions {
+  agent?: string;
+  continuity?: string;
+  forMs?: number;
+  untilExhausted: boolean;
+  json: boolean;
+  db?: string;
+}
+
 /**
  * \`spool watch\`: takes an agent's continuity up (its sources start), shows what happens until
  * \`--for\`, \`--until-exhausted\` or a signal, then stops cleanly and prints the sources' rows.
@@ -107,37 +109,37 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
   if (values.for !== undefined && values["until-exhausted"]) {
     throw new UsageError(command, "give --for or --until-exhausted, not both");
   }
-  const forMs = values.for !== undefined ? parseDuration(command, values.for) : undefined;
-  const given =
-    values.continuity !== undefined
-      ? parseIdentifier(command, "--continuity", values.continuity)
-      : undefined;
+  const options: WatchOptions = {
+    ...(values.agent !== undefined ? { agent: values.agent } : {}),
+    ...(values.continuity !== undefined
+      ? { continuity: parseIdentifier(command, "--continuity", values.continuity) }
+      : {}),
+    ...(values.for !== undefined ? { forMs: parseDuration(command, values.for) } : {}),
+    untilExhausted: values["until-exhausted"] === true,
+    json: values.json === true,
+    ...(values.db !== undefined ? { db: values.db } : {}),
+  };
   const store = await openStore(ctx, locateStore(ctx, values.db));
   const stop = new AbortController();
   const signals = watchSignals(ctx, stop);
-  let session: ReturnType<typeof openAgentSession> | undefined;
-  let follower: EventFollower | undefined;
+  let session: AgentSession | undefined;
   try {
     const agent =
-      values.agent ??
-      (given !== undefined ? (await foregroundDirective(store, given))?.agent : undefined) ??
+      options.agent ??
+      (options.continuity !== undefined
+        ? (await foregroundDirective(store, options.continuity))?.agent
+        : undefined) ??
       DEFAULT_WATCH_AGENT;
-    const continuity = given ?? `watch-${agent.replace(/[^A-Za-z0-9._:@-]/g, "-")}`;
+    const continuity = options.continuity ?? `watch-${agent.replace(/[^A-Za-z0-9._:@-]/g, "-")}`;
     // What the log does not show as lines: an assumed window, a provider call being retried.
-    let tell: (line: string) => void = () => {};
+    const notes = new Notes();
     session = openAgentSession(ctx, store, continuity, {
       agent,
-      observer: (notice) => {
-        if (notice.type === "model-notice") tell(`note: ${oneLine(notice.text)}`);
-        if (notice.type === "retry") {
-          const wait = formatDuration(Math.max(1_000, notice.delayMs));
-          tell(`↻ ${oneLine(notice.message)}: retrying in ${wait} (attempt ${notice.attempt})`);
-        }
-      },
+      observer: (notice) => notes.observe(notice),
       lease: cliLeaseOptions(ctx),
-      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
+      threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: options.db }),
     });
-    const { assembled, runtime } = session;
+    const { assembled } = session;
     if (assembled.demo) throw noModelError();
     const definitions = await watchedSources(ctx, store, continuity, assembled, agent);
     const held = await store.lease(continuity);
@@ -147,61 +149,97 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
     if (!(await ensureContinuity(ctx, store, continuity, `spool watch ${agent}`, "watch", agent))) {
       await new ActorRosters(store).check(continuity, defaultActor(ctx));
     }
-    const view = values.json
-      ? undefined
-      : new ConversationView({
-          style: ctx.style,
-          width: ctx.width,
-          you: defaultActor(ctx),
-          write: (chunk) => void ctx.io.stdout.write(chunk),
-        });
-    const say = (line: string) => {
-      view?.finish();
-      if (values.json) ctx.err(ctx.errStyle.dim(line));
-      else ctx.out(ctx.style.dim(line));
-    };
-    tell = say;
-    say(await headerLine(store, continuity, agent, assembled, definitions));
-    if (values["until-exhausted"]) {
-      const endless = definitions.filter((definition) => !ENDING_KINDS.has(definition.kind));
-      if (endless.length > 0) {
-        say(
-          `note: ${endless.map((definition) => `${definition.id} (${definition.kind})`).join(", ")} never ends on its own: --until-exhausted waits for Ctrl-C`,
-        );
-      }
-    }
-    follower = followEvents(store, continuity, start, (event) =>
-      view ? view.push(event) : ctx.out(JSON.stringify(event)),
-    );
-    const taken = await takeUp(runtime, continuity, stop.signal);
-    if (taken instanceof ContinuityLiveError) {
-      await follower.stop();
-      follower = undefined;
-      return runElsewhere(ctx, continuity, taken.holder);
-    }
-    const end = await watchUntil(runtime, continuity, {
-      signal: stop.signal,
-      ...(forMs !== undefined ? { forMs } : {}),
-      untilExhausted: values["until-exhausted"] === true,
-    });
-    signals.stopping();
-    say(endLine(end, forMs));
-    await session.close();
+    const watched = { store, session, agent, continuity, definitions, start, notes };
+    const code = await runWatch(ctx, watched, options, stop.signal, signals.stopping);
     session = undefined;
-    await store.flush();
-    await follower.until((await store.continuity(continuity))?.lastSeq ?? 0);
-    await follower.stop();
-    follower = undefined;
-    view?.finish();
-    const states = await printSources(ctx, store, continuity, values.json === true);
-    say(goOnLine(states, values.agent !== undefined ? agent : undefined, given));
-    return 0;
+    return code;
   } finally {
     signals.remove();
-    await follower?.stop();
     await session?.close();
     await store.close();
   }
+}
+
+/** The watch's quiet lines from the runtime's notices, once it has somewhere to say them. */
+class Notes {
+  say: (line: string) => void = () => {};
+
+  observe(notice: RunNotice): void {
+    if (notice.type === "model-notice") this.say(`note: ${oneLine(notice.text)}`);
+    if (notice.type === "retry") {
+      const wait = formatDuration(Math.max(1_000, notice.delayMs));
+      this.say(`↻ ${oneLine(notice.message)}: retrying in ${wait} (attempt ${notice.attempt})`);
+    }
+  }
+}
+
+/** A watch ready to run: the session over its continuity and where its log stood. */
+interface Watched {
+  store: EventStore;
+  session: AgentSession;
+  agent: string;
+  continuity: string;
+  definitions: SourceDefinition[];
+  start: number;
+  notes: Notes;
+}
+
+/**
+ * Shows the continuity from \`start\` (rendered, or as JSON lines), takes it up, waits for the
+ * watch's end, closes the session (always, also on a throw) and prints the sources' rows.
+ */
+async function runWatch(
+  ctx: CommandContext,
+  watched: Watched,
+  options: WatchOptions,
+  signal: AbortSignal,
+  stopping: () => void,
+): Promise<number> {
+  const { store, session, continuity } = watched;
+  const view = options.json
+    ? undefined
+    : new ConversationView({
+        style: ctx.style,
+        width: ctx.width,
+        you: defaultActor(ctx),
+        write: (chunk) => void ctx.io.stdout.write(chunk),
+      });
+  const say = (line: string) => {
+    view?.finish();
+    if (options.json) ctx.err(ctx.errStyle.dim(line));
+    else ctx.out(ctx.style.dim(line));
+  };
+  watched.notes.say = say;
+  say(await headerLine(watched, session.assembled));
+  if (options.untilExhausted) {
+    const endless = watched.definitions.filter((definition) => !ENDING_KINDS.has(definition.kind));
+    if (endless.length > 0) {
+      const names = endless.map((definition) => `${definition.id} (${definition.kind})`);
+      say(`note: ${names.join(", ")} never ends on its own: --until-exhausted waits for Ctrl-C`);
+    }
+  }
+  const follower = followEvents(store, continuity, watched.start, (event) =>
+    view ? view.push(event) : ctx.out(JSON.stringify(event)),
+  );
+  try {
+    const taken = await takeUp(session.runtime, continuity, signal);
+    if (taken instanceof ContinuityLiveError) return runElsewhere(ctx, continuity, taken.holder);
+    const end = await watchUntil(session.runtime, continuity, { ...options, signal });
+    stopping();
+    say(endLine(end, options.forMs));
+    await session.close();
+    await store.flush();
+    await follower.until((await store.continuity(continuity))?.lastSeq ?? 0);
+  } finally {
+    await follower.stop();
+    view?.finish();
+    await session.close();
+  }
+  const states = await printSources(ctx, store, continuity, options.json);
+  say(
+    goOnLine(states, options.agent !== undefined ? watched.agent : undefined, options.continuity),
+  );
+  return 0;
 }
 
 /** Kinds whose input ends on its own (`--until-exhausted` can finish on them). */
@@ -234,7 +272,7 @@ async function takeUp(
 async function watchUntil(
   runtime: AgentRuntime,
   continuity: string,
-  options: { signal: AbortSignal; forMs?: number; untilExhausted: boolean },
+  options: { signal: AbortSignal; forMs?: number | undefined; untilExhausted: boolean },
 ): Promise<WatchEnd> {
   const { signal } = options;
   if (options.forMs !== undefined) {
@@ -297,152 +335,4 @@ function watchSignals(ctx: CommandContext, stop: AbortController) {
       ctx.io.signal?.removeEventListener("abort", onAbort);
     },
   };
-}
-
-/**
- * The sources the watch reads: the manifest's, or (for an agent that lets the model add its
- * own) those the continuity's log has. None at all: a `ConfigError` (exit 2) naming the manifest
- * section to add, with an example.
- */
-async function watchedSources(
-  ctx: CommandContext,
-  store: EventStore,
-  continuity: string,
-  assembled: AssembledAgent,
-  agent: string,
-): Promise<SourceDefinition[]> {
-  const config = assembled.options.sources;
-  const declared = config?.manifest.definitions ?? [];
-  if (config && declared.length > 0) return checkAccess(declared, config.access, agent);
-  if (config && (await store.continuity(continuity))) {
-    const state = await readSourcesState(store, continuity);
-    const known = [...state.sources.values()].filter((source) => source.status !== "removed");
-    const definitions = known.flatMap((source) => (source.definition ? [source.definition] : []));
-    if (definitions.length > 0) return definitions;
-  }
-  const found = assembled.space.locate("agent", agent);
-  const file = found ? displayPath(found.path, ctx.io.cwd) : `.ai/agents/${agent}.yaml`;
-  const where =
-    found?.tier === "builtin"
-      ? `copy ${file} to .ai/agents/${agent}.yaml and add a sources: section there`
-      : `add a sources: section to ${file}`;
-  throw new ConfigError(
-    "config.no-sources",
-    `agent "${agent}" declares no sources, so there is nothing to watch`,
-    {
-      hint: `To watch a log, ${where}, e.g.\n\nsources:\n  - id: app-log\n    kind: file\n    target: logs/app.log\n    patterns:\n      error: "ERROR|FATAL"\n\n(docs/sources.md has every kind), or run \`spool watch\` without --agent for the built-in ${DEFAULT_WATCH_AGENT}`,
-    },
-  );
-}
-
-/**
- * The declared sources, once each may read its target (`checkSourceAccess`): a command without
- * `shell.run`, a path outside the workspace, a host not allowed is a `ConfigError` (exit 2)
- * listing each with its fix, before anything starts.
- */
-function checkAccess(
-  definitions: SourceDefinition[],
-  access: SourceAccessPolicy,
-  agent: string,
-): SourceDefinition[] {
-  const problems: string[] = [];
-  for (const definition of definitions) {
-    try {
-      checkSourceAccess(definition, access);
-    } catch (error) {
-      if (!(error instanceof SourceAccessError)) throw error;
-      problems.push(`- ${error.message}`);
-    }
-  }
-  if (problems.length === 0) return definitions;
-  throw new ConfigError(
-    "config.source-denied",
-    `agent "${agent}" has sources that may not read their targets:\n${problems.join("\n")}`,
-  );
-}
-
-function noModelError(): ConfigError {
-  return new ConfigError(
-    "config.no-provider",
-    "spool watch needs a model, and no model provider is configured",
-    {
-      hint: "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or OPENAI_BASE_URL alone for a local server (Ollama, vLLM, llama.cpp, LM Studio; docs/providers.md), then run it again",
-    },
-  );
-}
-
-function runElsewhere(ctx: CommandContext, continuity: string, holder: string): number {
-  ctx.err(
-    `spool: another process (${holder}) is watching continuity ${continuity}; follow it with \`spool tail ${continuity}\`, or stop it first`,
-  );
-  return 1;
-}
-
-/** `log_monitor · openai loop · continuity watch-log_monitor · log (file logs/app.log) from chunk 15 · Ctrl-C stops` */
-async function headerLine(
-  store: EventStore,
-  continuity: string,
-  agent: string,
-  assembled: AssembledAgent,
-  definitions: readonly SourceDefinition[],
-): Promise<string> {
-  const state = (await store.continuity(continuity))
-    ? await readSourcesState(store, continuity)
-    : undefined;
-  const sources = definitions.map((definition) => {
-    const known = state?.sources.get(definition.id);
-    return `${definition.id} (${definition.kind} ${oneLine(definition.target)})${standing(known)}`;
-  });
-  return [
-    agent,
-    `${assembled.providerName} ${assembled.model}`,
-    `continuity ${continuity}`,
-    sources.join(", "),
-    "Ctrl-C stops",
-  ].join(" · ");
-}
-
-/** Where a source the log knows stands, as the header says it: ` from chunk 15`, ` exhausted …`. */
-function standing(known: SourceState | undefined): string {
-  if (!known) return "";
-  const read = `${known.chunks} chunk${known.chunks === 1 ? "" : "s"}`;
-  if (known.status === "exhausted") return ` exhausted after ${read}`;
-  if (known.status === "paused") return ` paused after ${read} (the agent resumes it)`;
-  if (known.status === "removed") return " removed";
-  const from = known.chunks > 0 ? ` from chunk ${known.chunks + 1}` : "";
-  return known.status === "failed" ? ` (failed before; started again)${from}` : from;
-}
-
-/** The last line: how to go on, or (every source has ended) how to read them again. */
-function goOnLine(
-  rows: readonly SourceState[],
-  agent: string | undefined,
-  continuity: string | undefined,
-): string {
-  const again = `spool watch${agent ? ` --agent ${agent}` : ""}`;
-  if (
-    rows.length > 0 &&
-    rows.every((row) => row.status === "exhausted" || row.status === "removed")
-  ) {
-    return `Every source has ended here; \`${again} --continuity <new id>\` reads them again from their start.`;
-  }
-  return `Run \`${again}${continuity ? ` --continuity ${continuity}` : ""}\` to go on from here.`;
-}
-
-/** Where each source stands (`spool sources`' rows), on stdout (stderr beside JSON lines). */
-async function printSources(
-  ctx: CommandContext,
-  store: EventStore,
-  continuity: string,
-  json: boolean,
-): Promise<SourceState[]> {
-  const states = [...(await readSourcesState(store, continuity)).sources.values()];
-  const rows = states.map((source) => sourceRow(source, ctx.io.cwd));
-  if (rows.length === 0) return states;
-  const style = json ? ctx.errStyle : ctx.style;
-  for (const line of sourceTable(rows, style)) {
-    if (json) ctx.err(line);
-    else ctx.out(line);
-  }
-  return states;
 }
