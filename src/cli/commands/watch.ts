@@ -53,7 +53,8 @@ A second Ctrl-C stops at once. While another process runs the continuity, it say
 exits 1 (follow that one with spool tail).
 
 Exit codes: 0 stopped, 1 the continuity is run elsewhere, 2 usage or configuration error (an
-agent without sources, no model configured), 3 store error.
+agent without sources, a source that may not read its target, no model configured), 3 store
+error. Sources, their kinds and options: docs/sources.md.
 
 Options:
   --agent <name>         The agent manifest to run (.ai/agents/<name>.yaml, default ${DEFAULT_WATCH_AGENT};
