@@ -3,8 +3,9 @@
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
- * module (a step's context compile as the continuity grows to 1M events, a handoff's overhead),
- * each beside its baseline, all measured in the same run. Prints markdown tables and writes them to
+ * module (a step's context compile as the continuity grows to 1M events, a handoff's overhead)
+ * and the sources (ingest into the log, memory tailing a large file, a handoff and a take-up as a
+ * source's stream grows), each beside its baseline, all measured in the same run. Prints markdown tables and writes them to
  * `bench/results/latest.md`. Arguments pick groups (default: all). `BENCH_RUNS` (default 3) sets
  * the repetitions whose median is shown; `BENCH_EVENTS` scales the log's sizes down (see
  * `readConfig`).
@@ -26,6 +27,7 @@ import { type EngineSection, renderSection } from "./report.js";
 import { measureRuntimeOverhead } from "./runtime/runtime-overhead.js";
 import { measureStepLatency } from "./runtime/step-latency.js";
 import { measureSourceIngest } from "./sources/source-ingest.js";
+import { measureSourceStreamScaling } from "./sources/source-stream-scaling.js";
 import { SqliteEngine } from "./sqlite-engine.js";
 
 const started = performance.now();
@@ -150,6 +152,9 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Sources: ingest into the log", () =>
         measureSourceIngest(config.runs, progress),
+      ),
+      await guarded("Sources: handoff and take-up vs stream length", () =>
+        measureSourceStreamScaling(config.runs, progress),
       ),
     );
   }

@@ -1,8 +1,8 @@
 /**
  * A source's digest: never over its token budget under the runtime's real estimator (a
  * character-ratio model and a real BPE tokenizer), every line when they all fit, a burst of
- * similar lines as one shape with its count, exact counts per named pattern, and the recall
- * action for the range.
+ * similar lines as one shape with its count, exact counts per named pattern, the recall action
+ * for the range, and chunks the delivery did not read for it counted and named.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -103,6 +103,37 @@ describe("renderSourceDigest", () => {
         },
       ),
     );
+  });
+
+  it("counts chunks not read for it (too much at once) and names them, never showing lines it does not have", () => {
+    const chunks = chunksOf([
+      ["ERROR first"],
+      ["INFO a", "ERROR b", "INFO c"],
+      ["INFO d", "INFO e"],
+      ["FATAL last"],
+    ]);
+    // Chunks 2 and 3 were not read: their lines are absent, their counts kept.
+    const unread = chunks.map((chunk) =>
+      chunk.n === 2 || chunk.n === 3
+        ? { ...chunk, lines: [], lineCount: chunk.lines.length }
+        : chunk,
+    );
+    const digest = renderSourceDigest({
+      source: "app-log",
+      definition,
+      chunks: unread,
+      budgetTokens: 100_000,
+      estimate: (text) => estimator.estimate("gpt-4o", text),
+    });
+    expect(digest).toContain("chunks 1-4, 7 lines");
+    expect(digest).toContain("Matches: error 3,");
+    expect(digest).toContain(
+      "Not read for this digest (too much at once): 2 of these chunks (#2-#3), 5 lines",
+    );
+    expect(digest).toContain("ERROR first");
+    expect(digest).toContain("FATAL last");
+    expect(digest).not.toContain("--- chunk");
+    for (const line of ["INFO a", "ERROR b", "INFO d"]) expect(digest).not.toContain(line);
   });
 
   it("shows a burst of 503s as one shape with its count, rarer lines first", () => {

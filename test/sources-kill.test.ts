@@ -200,7 +200,7 @@ async function runChild(
       return;
     }
     if (word === "chunk") writer.act();
-    if (plan.kind === word || (plan.kind === "ready" && word === "ready")) {
+    if (plan.kind === word) {
       counted += 1;
       if (counted === plan.after) {
         if (plan.later) setImmediate(kill);
@@ -209,6 +209,64 @@ async function runChild(
     }
   });
   return { ...exit, lines, last };
+}
+
+/** What the children of one run did: the kills, and a line per child for a failure's report. */
+interface KillRun {
+  kills: number;
+  trace: string[];
+}
+
+/**
+ * Starts children until `KILLS` were killed, each killed as a random plan says, the log written
+ * and rotated meanwhile, then one that runs to the end (the next child starts while one runs).
+ */
+async function runChildren(
+  random: () => number,
+  writer: Writer,
+  paths: { db: string; workspace: string },
+  fail: (message: string, run: KillRun) => string,
+): Promise<KillRun> {
+  const run: KillRun = { kills: 0, trace: [] };
+  const { log } = writer;
+  let next = startChild();
+  try {
+    for (let spawned = 0; ; spawned++) {
+      const finish = run.kills >= KILLS;
+      const plan = finish ? undefined : pickPlan(random);
+      const mode = finish ? "finish" : spawned === 0 ? "start" : "resume";
+      // Between two children the service goes on writing (and may rotate); it stops the counter
+      // before the last.
+      if (finish) writeFileSync(join(paths.workspace, STOP_FILE), "");
+      else writer.act();
+      log.journal.push(`child #${spawned} (${mode})`);
+      const child = next;
+      next = startChild();
+      const started = performance.now();
+      const args = [paths.db, paths.workspace, mode, SENTINEL];
+      const ran = await runChild(child, args, plan, writer);
+      const took = performance.now() - started;
+      const how = plan
+        ? `kill at ${plan.kind} ${plan.after}${plan.later ? " (later)" : ""}`
+        : "no kill";
+      run.trace.push(
+        `#${spawned} ${mode} ${how}: ${ran.signal ?? `exit ${ran.code}`} after ${ran.lines} lines (last "${ran.last}") in ${took.toFixed(0)} ms`,
+      );
+      if (ran.signal === "SIGKILL") {
+        expect(ran.lines, fail("a child ran away", run)).toBeLessThanOrEqual(
+          MAX_LINES_PER_CHILD + 1,
+        );
+        run.kills += 1;
+        continue;
+      }
+      expect(ran.code, fail(`child #${spawned} failed: ${ran.stderr}`, run)).toBe(0);
+      expect(finish, fail(`child #${spawned} exited on its own`, run)).toBe(true);
+      expect(ran.last).toBe("done");
+      return run;
+    }
+  } finally {
+    next.kill("SIGKILL");
+  }
 }
 
 describe("sources: SIGKILL of the watching process at random points", () => {
@@ -222,57 +280,19 @@ describe("sources: SIGKILL of the watching process at random points", () => {
     mkdirSync(join(workspace, "logs"), { recursive: true });
     const db = join(dir, "store");
     const log = new RotatingLog(join(workspace, APP_LOG), seed);
-    const writer = new Writer(log, random);
     log.append(5);
-    const trace: string[] = [];
-    const fail = (message: string) =>
-      `${message}\nseed ${seed} (SPOOL_SOURCE_KILL_SEED=${seed}); children:\n${trace.slice(-40).join("\n")}\nthe writer's last moves:\n${log.journal.slice(-60).join("\n")}\nrun directory: ${dir}`;
-    let kills = 0;
-    let next = startChild();
-    try {
-      for (let spawned = 0; ; spawned++) {
-        const finish = kills >= KILLS;
-        const plan = finish ? undefined : pickPlan(random);
-        const mode = finish ? "finish" : spawned === 0 ? "start" : "resume";
-        if (finish) {
-          writeFileSync(join(workspace, STOP_FILE), "");
-        } else {
-          // Between two children the service goes on writing (and may rotate).
-          writer.act();
-        }
-        log.journal.push(`child #${spawned} (${mode})`);
-        const child = next;
-        next = startChild();
-        const started = performance.now();
-        const run = await runChild(child, [db, workspace, mode, SENTINEL], plan, writer);
-        const took = performance.now() - started;
-        const ended = run.signal ?? `exit ${run.code}`;
-        trace.push(
-          `#${spawned} ${mode} ${plan ? `kill at ${plan.kind} ${plan.after}${plan.later ? " (later)" : ""}` : "no kill"}: ${ended} after ${run.lines} lines (last "${run.last}") in ${took.toFixed(0)} ms`,
-        );
-        if (run.signal === "SIGKILL") {
-          expect(run.lines, fail("a child ran away")).toBeLessThanOrEqual(MAX_LINES_PER_CHILD + 1);
-          kills += 1;
-          continue;
-        }
-        expect(run.code, fail(`child #${spawned} failed: ${run.stderr}`)).toBe(0);
-        expect(finish, fail(`child #${spawned} exited on its own`)).toBe(true);
-        expect(run.last).toBe("done");
-        break;
-      }
-    } finally {
-      next.kill("SIGKILL");
-    }
-    if (process.env.SPOOL_SOURCE_KILL_TRACE) console.log(trace.join("\n"));
+    const fail = (message: string, run: KillRun) =>
+      `${message}\nseed ${seed} (SPOOL_SOURCE_KILL_SEED=${seed}); children:\n${run.trace.slice(-40).join("\n")}\nthe writer's last moves:\n${log.journal.slice(-60).join("\n")}\nrun directory: ${dir}`;
+    const run = await runChildren(random, new Writer(log, random), { db, workspace }, fail);
+    if (process.env.SPOOL_SOURCE_KILL_TRACE) console.log(run.trace.join("\n"));
 
     const store = await openEventStore({ db });
     try {
       const events = await collect(store.read({ continuity: SOURCE_KILL_CONTINUITY }));
       const found = await checkSourceKillLog(store, events, log.expected);
-      expect(found.problems, fail("the log breaks an invariant")).toEqual([]);
+      expect(found.problems, fail("the log breaks an invariant", run)).toEqual([]);
       const chain = await verifyChain(store);
-      expect(chain.mismatch, fail("the hash chain")).toBeUndefined();
-
+      expect(chain.mismatch, fail("the hash chain", run)).toBeUndefined();
       const report = await replayContinuity({
         source: store,
         continuity: SOURCE_KILL_CONTINUITY,
@@ -286,15 +306,16 @@ describe("sources: SIGKILL of the watching process at random points", () => {
             world,
           }),
       });
-      if (!report.identical) console.error(fail("replay differs"), report.difference);
+      if (!report.identical) console.error(fail("replay differs", run), report.difference);
       expect(report.difference).toBeUndefined();
       expect(report).toMatchObject({ identical: true, reached: [] });
-      // The proof is not vacuous: the log saw rotations of both kinds, mid-line ones, several
-      // runs of the command, and deliveries cut off by kills that a later child ran.
-      expect(log.rotations.renamed, fail("no rename rotation")).toBeGreaterThan(0);
-      expect(log.rotations.truncated, fail("no copytruncate")).toBeGreaterThan(0);
+      // The proof is not vacuous: rotations of both kinds, and the command restarted by the
+      // children (mid-line rotations and deliveries cut off by a kill are counted below).
+      expect(log.rotations.renamed, fail("no rename rotation", run)).toBeGreaterThan(0);
+      expect(log.rotations.truncated, fail("no copytruncate", run)).toBeGreaterThan(0);
+      expect(found.counterRuns, fail("the command never restarted", run)).toBeGreaterThan(1);
       console.log(
-        `sources kill test: ${kills} kills, ${trace.length} children, ${events.length} events; ${log.expected.length} lines written, ${log.rotations.renamed} renamed and ${log.rotations.truncated} truncated (${log.rotations.midLine} mid-line); ${found.appChunks} + ${found.counterChunks} chunks in ${found.deliveries} delivery turns (${found.carriedOver} cut off by a kill before their run, run by the next child); ${found.counterRuns} runs of the command; replay compared ${report.compared}`,
+        `sources kill test: ${run.kills} kills, ${run.trace.length} children, ${events.length} events; ${log.expected.length} lines written, ${log.rotations.renamed} renamed and ${log.rotations.truncated} truncated (${log.rotations.midLine} mid-line); ${found.appChunks} + ${found.counterChunks} chunks in ${found.deliveries} delivery turns (${found.carriedOver} cut off by a kill before their run, run by the next child); ${found.counterRuns} runs of the command; replay compared ${report.compared}`,
       );
     } finally {
       await store.close();

@@ -31,6 +31,11 @@ export interface EventPage {
   events: SpoolEvent[];
   /** The committed head at the time of the read; every event ≤ it that matches has been seen once the read is complete. */
   head: number;
+  /**
+   * Characters of the events' data as stored, when the backend knows them: the store sizes its
+   * next page by them, so a page of large events (a source's chunks) holds fewer of them.
+   */
+  chars?: number;
 }
 
 /**

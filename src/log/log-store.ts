@@ -23,9 +23,15 @@ import {
   type LeaseInfo,
   type LeaseRenewal,
 } from "./lease.js";
-import type { LogBackend } from "./log-backend.js";
+import type { EventPage, LogBackend } from "./log-backend.js";
 import { monotonicUlids } from "./monotonic-ulid.js";
 import { RecentTail } from "./recent-tail.js";
+
+/**
+ * About how many characters of stored data one page of a read holds: pages of large events get
+ * fewer events, so the memory of a read is bounded whatever the events' size.
+ */
+const PAGE_CHARS = 8 * 1024 * 1024;
 
 /** Tuning shared by both adapters. */
 export interface LogStoreOptions {
@@ -198,13 +204,14 @@ class LogStore implements EventStore {
       return;
     }
     const until = query.until ?? head!;
+    let want = Math.min(this.#pageSize, remaining);
     while (remaining > 0 && after < until) {
-      const want = Math.min(this.#pageSize, remaining);
       const page = await this.#backend.readPage({ ...query, until }, after, want);
       for (const event of page.events) yield event;
       remaining -= page.events.length;
       if (page.events.length < want) break;
       after = page.events.at(-1)!.seq;
+      want = Math.min(this.#nextPage(page), remaining);
     }
   }
 
@@ -215,11 +222,13 @@ class LogStore implements EventStore {
         : projection.initial;
     let after = query.after ?? 0;
     const until = query.until ?? (await this.#backend.head());
+    let want = this.#pageSize;
     while (after < until) {
-      const page = await this.#backend.readPage({ ...query, until }, after, this.#pageSize);
+      const page = await this.#backend.readPage({ ...query, until }, after, want);
       for (const event of page.events) state = projection.reduce(state, event);
-      if (page.events.length < this.#pageSize) break;
+      if (page.events.length < want) break;
       after = page.events.at(-1)!.seq;
+      want = this.#nextPage(page);
     }
     return state;
   }
@@ -229,17 +238,20 @@ class LogStore implements EventStore {
     const { signal, ...query } = options;
     let cursor = query.after ?? 0;
     let caughtUp = false;
+    let want = this.#pageSize;
     this.#watch();
     try {
       while (!this.#closed && !signal?.aborted) {
-        const page = await this.#readOrEnd(query, cursor);
+        const page = await this.#readOrEnd(query, cursor, want);
         if (!page) return;
         this.#signal.advance(page.head);
         for (const event of page.events) {
           yield { type: "event", event };
           cursor = event.seq;
         }
-        if (page.events.length === this.#pageSize) continue;
+        const full = page.events.length === want;
+        want = this.#nextPage(page);
+        if (full) continue;
         // Everything matching up to the head this read saw has been delivered.
         cursor = Math.max(cursor, page.head);
         if (!caughtUp) {
@@ -253,9 +265,21 @@ class LogStore implements EventStore {
     }
   }
 
-  async #readOrEnd(query: EventQuery, cursor: number) {
+  /**
+   * The size of the page after `page`: the store's page size, or fewer events when `page`'s were
+   * large, so a page holds about `PAGE_CHARS` of data (a page of a source's 64 KiB chunks is not
+   * 1,000 of them at once); one event at least.
+   */
+  #nextPage(page: EventPage): number {
+    const { chars } = page;
+    if (chars === undefined || page.events.length === 0) return this.#pageSize;
+    const fit = Math.floor((PAGE_CHARS * page.events.length) / Math.max(1, chars));
+    return Math.max(1, Math.min(this.#pageSize, fit));
+  }
+
+  async #readOrEnd(query: EventQuery, cursor: number, want: number) {
     try {
-      return await this.#backend.readPage(query, cursor, this.#pageSize);
+      return await this.#backend.readPage(query, cursor, want);
     } catch (error) {
       if (this.#closed) return undefined;
       throw error;

@@ -1,9 +1,15 @@
 import { canonicalJson, type SpoolEvent } from "../spec/index.js";
 import type { ReadQuery } from "./event-store.js";
-import { dataAsStored } from "./stored-data.js";
+import { dataAsStored, storedDataLength } from "./stored-data.js";
 
 /** Most events the tail holds before it starts over (it is a cache, not a copy of the log). */
 const MAX_EVENTS = 4096;
+/**
+ * Most characters of stored data the tail holds before it starts over: a flood of large events
+ * (a source's chunks of 64 KiB lines) would otherwise keep 4,096 of them, and their parsed
+ * copies, in memory.
+ */
+const MAX_CHARS = 4 * 1024 * 1024;
 
 /**
  * The events a store wrote itself, recently, by continuity: a read of what a continuity gained
@@ -21,6 +27,7 @@ export class RecentTail {
   #from = -1;
   #known = -1;
   #size = 0;
+  #chars = 0;
   #byContinuity = new Map<string, SpoolEvent[]>();
   /** Events already made as stored (their data parsed from its canonical JSON). */
   #asStored = new WeakSet<SpoolEvent>();
@@ -29,7 +36,12 @@ export class RecentTail {
   stored(events: readonly SpoolEvent[]): void {
     const first = events[0];
     if (!first) return;
-    if (first.seq !== this.#known + 1 || this.#size + events.length > MAX_EVENTS) {
+    const chars = events.reduce((sum, event) => sum + (storedDataLength(event) ?? 0), 0);
+    if (
+      first.seq !== this.#known + 1 ||
+      this.#size + events.length > MAX_EVENTS ||
+      this.#chars + chars > MAX_CHARS
+    ) {
       this.#startOver(first.seq - 1);
     }
     for (const event of events) {
@@ -38,6 +50,7 @@ export class RecentTail {
       else this.#byContinuity.set(event.continuity, [event]);
     }
     this.#size += events.length;
+    this.#chars += chars;
     this.#known = events.at(-1)!.seq;
   }
 
@@ -80,6 +93,7 @@ export class RecentTail {
   #startOver(seq: number): void {
     this.#byContinuity.clear();
     this.#size = 0;
+    this.#chars = 0;
     this.#from = seq;
     this.#known = seq;
   }

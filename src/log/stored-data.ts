@@ -11,6 +11,11 @@ export function rememberStoredData(event: SpoolEvent, json: string): void {
   storedJson.set(event, json);
 }
 
+/** The length of the canonical JSON `event`'s data was stored with, when it is remembered. */
+export function storedDataLength(event: SpoolEvent): number | undefined {
+  return storedJson.get(event)?.length;
+}
+
 /** The data of `event` as a read of the store gives it: parsed from its canonical JSON. */
 export function dataAsStored(event: SpoolEvent, canonical: (value: unknown) => string): unknown {
   return JSON.parse(storedJson.get(event) ?? canonical(event.data));

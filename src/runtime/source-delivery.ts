@@ -9,6 +9,13 @@ import { type EventData, isIdentifier } from "../spec/index.js";
 import type { ContinuityDriver } from "./continuity-driver.js";
 import type { Deliverable, DeliveryRecord, PendingChunk, SourceEnd } from "./source-fold.js";
 
+/**
+ * Input bytes of one source's chunks a delivery reads from the log for its digest, at most: what
+ * piled up beyond it while the agent was busy is counted (the fold knows each chunk's counts),
+ * not read, so a delivery's memory stays bounded whatever arrived.
+ */
+export const DIGEST_READ_BYTES = 4 * 1024 * 1024;
+
 /** The actor of a delivery turn that brings several sources at once. */
 export const SOURCES_ACTOR = "sources";
 
@@ -35,7 +42,8 @@ export function sourceActor(id: string): string {
 /**
  * The delivery turn for `ready` (never empty): per source a digest of its chunks not delivered
  * (`renderSourceDigest`, the sources sharing `budgetTokens` evenly) and a line for an end that
- * no delivery has told yet. The chunks' lines are read from the log here.
+ * no delivery has told yet. The chunks' lines are read from the log here, `DIGEST_READ_BYTES` of
+ * them per source at most (`digestChunks`).
  */
 export async function planDelivery(options: {
   store: EventStore;
@@ -104,36 +112,97 @@ function chunkTotals(chunks: readonly PendingChunk[]): {
   return { lines, bytes, ...(Object.keys(matches).length > 0 ? { matches } : {}) };
 }
 
-/** The chunks of `item` with their lines, read from the log. */
+/**
+ * The chunks of `item` for its digest, in order: those `chunksToRead` picks with their lines,
+ * read from the log (only their events), the others with their counts alone.
+ */
 async function digestChunks(
   store: EventStore,
   continuity: string,
   item: Deliverable,
 ): Promise<DigestChunk[]> {
-  const wanted = new Map<number, PendingChunk>(item.chunks.map((chunk) => [chunk.n, chunk]));
-  const out: DigestChunk[] = [];
-  for await (const event of store.read({
-    continuity,
-    stream: { kind: "source", id: item.sourceId },
-    types: ["source.chunk"],
-    after: item.chunks[0]!.seq - 1,
-    until: item.chunks.at(-1)!.seq,
-  })) {
-    const data = event.data as EventData<"source.chunk">;
-    const known = wanted.get(data.n);
-    if (!known) continue;
-    out.push({
-      n: data.n,
-      lines: await readChunkLines(store, event),
-      bytes: data.bytes,
-      cursor: data.cursor as SourceCursor,
-      ...(data.skipped !== undefined ? { skipped: data.skipped } : {}),
-      ...(data.matches !== undefined ? { matches: data.matches } : {}),
-      ...(data.channel !== undefined ? { channel: data.channel } : {}),
-      at: event.ts,
-    });
+  const read = new Map<number, DigestChunk>();
+  for (const run of consecutiveRuns(item.chunks, chunksToRead(item))) {
+    const wanted = new Set(run.map((chunk) => chunk.n));
+    for await (const event of store.read({
+      continuity,
+      stream: { kind: "source", id: item.sourceId },
+      types: ["source.chunk"],
+      after: run[0]!.seq - 1,
+      until: run.at(-1)!.seq,
+    })) {
+      const data = event.data as EventData<"source.chunk">;
+      if (!wanted.has(data.n)) continue;
+      read.set(data.n, {
+        n: data.n,
+        lines: await readChunkLines(store, event),
+        bytes: data.bytes,
+        cursor: data.cursor as SourceCursor,
+        ...(data.skipped !== undefined ? { skipped: data.skipped } : {}),
+        ...(data.matches !== undefined ? { matches: data.matches } : {}),
+        ...(data.channel !== undefined ? { channel: data.channel } : {}),
+        at: event.ts,
+      });
+    }
   }
-  return out;
+  return item.chunks.map(
+    (chunk) =>
+      read.get(chunk.n) ?? {
+        n: chunk.n,
+        lines: [],
+        lineCount: chunk.lines,
+        bytes: chunk.bytes,
+        cursor: chunk.cursor,
+        ...(chunk.skipped > 0 ? { skipped: chunk.skipped } : {}),
+        matches: chunk.matches,
+        at: chunk.at,
+      },
+  );
+}
+
+/**
+ * Which chunks of `item` a digest reads, `DIGEST_READ_BYTES` of input at most (always one): the
+ * newest up to half of it, then, oldest first, those with lines matching a named pattern (every
+ * chunk, when the source names none).
+ */
+function chunksToRead(item: Deliverable): Set<number> {
+  const chosen = new Set<number>();
+  const { chunks } = item;
+  let spent = 0;
+  for (let index = chunks.length - 1; index >= 0; index--) {
+    const chunk = chunks[index]!;
+    if (chosen.size > 0 && spent + chunk.bytes > DIGEST_READ_BYTES / 2) break;
+    chosen.add(chunk.n);
+    spent += chunk.bytes;
+  }
+  const named = Object.keys(item.state.definition?.patterns ?? {}).length > 0;
+  for (const chunk of chunks) {
+    if (spent >= DIGEST_READ_BYTES) break;
+    if (chosen.has(chunk.n) || spent + chunk.bytes > DIGEST_READ_BYTES) continue;
+    if (named && !Object.values(chunk.matches).some((count) => count > 0)) continue;
+    chosen.add(chunk.n);
+    spent += chunk.bytes;
+  }
+  return chosen;
+}
+
+/** The chunks `chosen` names, in runs of chunks next to each other, in order. */
+function consecutiveRuns(
+  chunks: readonly PendingChunk[],
+  chosen: ReadonlySet<number>,
+): PendingChunk[][] {
+  const runs: PendingChunk[][] = [];
+  let current: PendingChunk[] = [];
+  for (const chunk of chunks) {
+    if (chosen.has(chunk.n)) {
+      current.push(chunk);
+      continue;
+    }
+    if (current.length > 0) runs.push(current);
+    current = [];
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
 }
 
 function endLine(id: string, end: SourceEnd, chunks: number): string {

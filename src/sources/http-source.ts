@@ -25,6 +25,7 @@ import {
   emitFinal,
   headersOption,
   milliseconds,
+  networkHint,
   parseSourceOptions,
 } from "./network-options.js";
 import { ReconnectBackoff } from "./reconnect-backoff.js";
@@ -191,14 +192,14 @@ function failureNotice(
     return {
       type: "notice" as const,
       code: "source.http-status",
-      message: `${url.href} answered HTTP ${outcome.status} ${outcome.statusText}`.trimEnd(),
+      message: `${`${url.href} answered HTTP ${outcome.status} ${outcome.statusText}`.trimEnd()}: ${networkHint("source.http-status", url, outcome.status)}`,
       retryInMs,
     };
   }
   return {
     type: "notice" as const,
     code: "source.unreachable",
-    message: `${url.href} could not be read: ${outcome.message}`,
+    message: `${url.href} could not be read (${outcome.message}): ${networkHint("source.unreachable", url)}`,
     retryInMs,
   };
 }

@@ -100,3 +100,30 @@ export async function emitFinal(
     // The runner stopped: there is no one left to tell.
   }
 }
+
+/**
+ * What to do about a network source's trouble, to end its notice's message: by the notice's
+ * `code` and, for `source.http-status`, the status. The source retries on its own either way.
+ */
+export function networkHint(code: string, url: URL, status?: number): string {
+  const again = "the source tries again on its own";
+  if (code === "source.http-status" && status !== undefined) {
+    if (status >= 500) return `the server at ${url.host} failed (its own logs say why); ${again}`;
+    if (status === 401 || status === 403 || status === 407) {
+      return `the server refused the request: check the credentials in the source's headers option; ${again}`;
+    }
+    if (status === 404 || status === 410) return `check the source's URL (its target); ${again}`;
+    if (status === 429) return `the server limits requests: raise the source's interval; ${again}`;
+    return `check the source's URL and headers; ${again}`;
+  }
+  if (code === "source.unreachable") {
+    return `check that a server is running at ${url.host} and that the URL is right; ${again}`;
+  }
+  if (code === "source.disconnected") {
+    return `${again}, resuming where it stood; if it keeps happening, look at the server at ${url.host}`;
+  }
+  if (code === "source.message-too-large") {
+    return `raise the source's max_message_bytes if such messages are expected`;
+  }
+  return again;
+}

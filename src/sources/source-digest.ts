@@ -1,10 +1,16 @@
 import { clipLine, compactCursor, formatBytes, rarestShapes } from "./line-shapes.js";
 import type { SourceCursor, SourceDefinition } from "./source-types.js";
 
-/** One chunk as a digest sees it: its lines (read from the log or its artifact) and counts. */
+/**
+ * One chunk as a digest sees it: its lines (read from the log or its artifact) and counts. A
+ * chunk whose lines were not read for the digest (too much arrived at once) has `lines` empty
+ * and `lineCount` set: it counts in the header and the matches, and is named as not read.
+ */
 export interface DigestChunk {
   n: number;
   lines: readonly string[];
+  /** The lines the chunk holds, when `lines` does not hold them (not read for this digest). */
+  lineCount?: number;
   /** Input bytes the chunk consumed. */
   bytes: number;
   /** The cursor after the chunk. */
@@ -39,9 +45,10 @@ const RELEVANT_SHARE = 0.6;
  * bytes and skipped lines, the cursor range, the lines matching each named pattern, and then:
  * every line, when they all fit; otherwise the most relevant lines (those matching a pattern, or
  * all when the source has none) grouped by shape (numbers, hex ids and UUIDs normalized), each
- * shape once with its count and chunk, rarest first, and the newest lines. It ends with the
- * `source.recall` action that reads the range in full. Pure; the estimate is re-checked on the
- * whole text, so an estimator that is not additive (a real tokenizer) is never exceeded.
+ * shape once with its count and chunk, rarest first, and the newest lines (of the chunks read:
+ * chunks not read are named with their count). It ends with the `source.recall` action that
+ * reads the range in full. Pure; the estimate is re-checked on the whole text, so an estimator
+ * that is not additive (a real tokenizer) is never exceeded.
  */
 export function renderSourceDigest(input: SourceDigestInput): string {
   const { chunks, budgetTokens, estimate } = input;
@@ -49,18 +56,22 @@ export function renderSourceDigest(input: SourceDigestInput): string {
   const header = headerLine(input);
   if (chunks.length === 0) return fits(header) ? header : "";
   const matches = matchesLine(input);
+  const unread = unreadLine(chunks);
   const recall = recallLine(input.source, chunks[0]!.n, chunks.at(-1)!.n);
   const totalChars = chunks.reduce(
     (sum, chunk) => sum + chunk.lines.reduce((s, line) => s + line.length + 1, 0),
     0,
   );
-  if (totalChars <= budgetTokens * 64) {
+  if (unread === undefined && totalChars <= budgetTokens * 64) {
     const all = join([header, matches, ...allLines(chunks), recall]);
     if (fits(all)) return all;
   }
-  const cores = [[header, matches, recall], [header, matches], [header]].map((parts) =>
-    parts.filter((part): part is string => part !== undefined),
-  );
+  const cores = [
+    [header, matches, unread, recall],
+    [header, matches, recall],
+    [header, matches],
+    [header],
+  ].map((parts) => parts.filter((part): part is string => part !== undefined));
   const core = cores.find((parts) => fits(join(parts)));
   if (!core) return truncateToFit(header, `Source ${input.source}`.length, fits);
   return fitSections(input, core, fits);
@@ -70,12 +81,28 @@ function join(parts: readonly (string | undefined)[]): string {
   return parts.filter((part) => part !== undefined).join("\n");
 }
 
+/** The lines `chunk` holds, read or not. */
+function lineCount(chunk: DigestChunk): number {
+  return chunk.lineCount ?? chunk.lines.length;
+}
+
+/** Which chunks were not read for the digest, and what they hold; undefined when all were. */
+function unreadLine(chunks: readonly DigestChunk[]): string | undefined {
+  const unread = chunks.filter((chunk) => chunk.lineCount !== undefined);
+  if (unread.length === 0) return undefined;
+  const lines = unread.reduce((sum, chunk) => sum + lineCount(chunk), 0);
+  const bytes = unread.reduce((sum, chunk) => sum + chunk.bytes, 0);
+  const first = unread[0]!.n;
+  const last = unread.at(-1)!.n;
+  return `Not read for this digest (too much at once): ${unread.length} of these chunks (#${first}-#${last}), ${lines} lines, ${formatBytes(bytes)}; the counts above include them, source.recall reads them.`;
+}
+
 function headerLine({ source, definition, chunks, from }: SourceDigestInput): string {
   const what = definition ? ` (${definition.kind} ${clipLine(definition.target, 120)})` : "";
   if (chunks.length === 0) return `Source ${source}${what}: no new chunks.`;
   const first = chunks[0]!;
   const last = chunks.at(-1)!;
-  const lines = chunks.reduce((sum, chunk) => sum + chunk.lines.length, 0);
+  const lines = chunks.reduce((sum, chunk) => sum + lineCount(chunk), 0);
   const bytes = chunks.reduce((sum, chunk) => sum + chunk.bytes, 0);
   const skipped = chunks.reduce((sum, chunk) => sum + (chunk.skipped ?? 0), 0);
   const range = first.n === last.n ? `chunk ${first.n}` : `chunks ${first.n}-${last.n}`;
@@ -212,7 +239,7 @@ function sections(input: SourceDigestInput): [Section, Section] {
       shown < shapes.length ? `(${shapes.length - shown} more shapes not shown)` : undefined,
   };
   const newestPieces: string[] = [];
-  const total = chunks.reduce((sum, chunk) => sum + chunk.lines.length, 0);
+  const total = chunks.reduce((sum, chunk) => sum + lineCount(chunk), 0);
   for (let c = chunks.length - 1; c >= 0 && newestPieces.length < 2_000; c--) {
     const chunk = chunks[c]!;
     for (let l = chunk.lines.length - 1; l >= 0 && newestPieces.length < 2_000; l--)

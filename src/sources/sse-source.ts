@@ -34,6 +34,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   emitFinal,
   headersOption,
+  networkHint,
   parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
@@ -220,14 +221,14 @@ function classify(
     return {
       kind: "retry",
       code: "source.message-too-large",
-      message: `${url.href} sent a message over max_message_bytes; reconnecting (the server may resend it)`,
+      message: `${url.href} sent a message over max_message_bytes; reconnecting (the server may resend it): ${networkHint("source.message-too-large", url)}`,
     };
   }
   if (opened) {
     return {
       kind: "retry",
       code: "source.disconnected",
-      message: `${url.href} closed the stream${detail}`,
+      message: `${url.href} closed the stream${detail}: ${networkHint("source.disconnected", url)}`,
     };
   }
   if (event.code === 204) return { kind: "exhausted" };
@@ -235,7 +236,7 @@ function classify(
     return {
       kind: "retry",
       code: "source.http-status",
-      message: `${url.href} answered HTTP ${event.code}`,
+      message: `${url.href} answered HTTP ${event.code}: ${networkHint("source.http-status", url, event.code)}`,
     };
   }
   if (event.code === 200) {
@@ -248,7 +249,7 @@ function classify(
   return {
     kind: "retry",
     code: "source.unreachable",
-    message: `${url.href} could not be reached${detail}`,
+    message: `${url.href} could not be reached${detail}: ${networkHint("source.unreachable", url)}`,
   };
 }
 

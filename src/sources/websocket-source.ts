@@ -28,6 +28,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   emitFinal,
   headersOption,
+  networkHint,
   parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
@@ -207,28 +208,28 @@ function classify(
     return {
       kind: "retry",
       code: "source.message-too-large",
-      message: `${url.href} sent a message over max_message_bytes; reconnecting`,
+      message: `${url.href} sent a message over max_message_bytes; reconnecting: ${networkHint("source.message-too-large", url)}`,
     };
   }
   if (seen.status !== undefined) {
     return {
       kind: "retry",
       code: "source.http-status",
-      message: `${url.href} answered HTTP ${seen.status} instead of opening a WebSocket`,
+      message: `${url.href} answered HTTP ${seen.status} instead of opening a WebSocket: ${networkHint("source.http-status", url, seen.status)}`,
     };
   }
   if (!seen.opened) {
     return {
       kind: "retry",
       code: "source.unreachable",
-      message: `${url.href} could not be reached${detail}`,
+      message: `${url.href} could not be reached${detail}: ${networkHint("source.unreachable", url)}`,
     };
   }
   const why = reason !== "" ? ` (${reason})` : "";
   return {
     kind: "retry",
     code: "source.disconnected",
-    message: `${url.href} closed the connection with code ${code}${why}${seen.error !== undefined && code !== 1000 ? detail : ""}`,
+    message: `${url.href} closed the connection with code ${code}${why}${seen.error !== undefined && code !== 1000 ? detail : ""}: ${networkHint("source.disconnected", url)}`,
   };
 }
 

@@ -111,4 +111,35 @@ export function readContract(factory: HarnessFactory): void {
       expect(await store.continuity("nobody")).toBeUndefined();
     });
   });
+  describe("reads of large events", () => {
+    let harness: StoreHarness;
+    let store: EventStore;
+    /** 40 turns of 900,000 characters each (36 MB): no page may hold them all. */
+    const texts = Array.from({ length: 40 }, (_, i) => `${i}:`.padEnd(900_000, String(i % 10)));
+    beforeEach(async () => {
+      harness = await factory();
+      store = await harness.open({ pageSize: 30 });
+      for (const text of texts) await store.append(turn("big", text));
+    });
+    afterEach(async () => {
+      await store.close();
+      await harness.cleanup();
+    });
+
+    it("page by size: read, fold and subscribe see every event once, in order", async () => {
+      const read = await collect(store.read({ continuity: "big" }));
+      expect(read.map((event) => (event.data as { text: string }).text)).toEqual(texts);
+      const folded = await store.fold(
+        { continuity: "big" },
+        { initial: () => [] as number[], reduce: (seqs, event) => [...seqs, event.seq] },
+      );
+      expect(folded).toEqual(read.map((event) => event.seq));
+      const seen: number[] = [];
+      for await (const message of store.subscribe({ continuity: "big" })) {
+        if (message.type === "up-to-date") break;
+        seen.push(message.event.seq);
+      }
+      expect(seen).toEqual(read.map((event) => event.seq));
+    });
+  });
 }

@@ -6,6 +6,7 @@ import {
   storedEvent,
 } from "../../spec/index.js";
 import { pendingEvent } from "../log-backend.js";
+import { rememberStoredData } from "../stored-data.js";
 
 /** What PostgreSQL's array input syntax escapes inside a double-quoted element. */
 const QUOTED_SPECIAL = /["\\]/g;
@@ -75,6 +76,8 @@ export class BatchLinker {
       const hash = chainHash(this.#chain.get(event.continuity) ?? GENESIS_HASH, canonical);
       this.#chain.set(event.continuity, hash);
       const stored = storedEvent(event, seq, hash);
+      // What the tail reads back and measures: the data as this batch writes it.
+      rememberStoredData(stored, dataJson);
       this.stored.push(stored);
       columns[0]![index] = seq;
       columns[1]![index] = event.id;

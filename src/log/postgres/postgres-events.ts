@@ -197,7 +197,9 @@ export class PostgresEventSql {
       text: this.#readSql(name, shape, kind),
       values,
     });
-    return { events: result.rows.map(toEvent), head };
+    let chars = 0;
+    for (const row of result.rows) chars += row.data.length;
+    return { events: result.rows.map(toEvent), head, chars };
   }
 
   /** Every continuity's head, oldest first. */

@@ -261,7 +261,9 @@ class SqliteBackend implements LogBackend {
         this.#reads.set(sql, statement);
       }
       const rows = statement.all(...params, after, until, limit) as Row[];
-      return { events: rows.map(toEvent), head };
+      let chars = 0;
+      for (const row of rows) chars += row[10].length;
+      return { events: rows.map(toEvent), head, chars };
     });
   }
 

@@ -118,12 +118,16 @@ export class SqliteWriter {
         }
       }
       const hashes: string[] = [];
+      const data: string[] = [];
       const answer = thread.send(batch.length, fences, (start, end) => {
         const linked = this.#link(batch, start, end, met, true);
         for (const hash of linked.hashes ?? []) hashes.push(hash);
+        for (let i = 0; i < end - start; i++) data.push(linked.fields[i * FIELDS + 9]!);
         return linked;
       });
-      return this.#stored(batch, await answer, hashes);
+      const stored = this.#stored(batch, await answer, hashes);
+      for (let i = 0; i < stored.length; i++) rememberStoredData(stored[i]!, data[i]!);
+      return stored;
     } catch (error) {
       // The heads remembered from this batch were never stored.
       this.#heads.clear();
