@@ -1,14 +1,11 @@
 import type { EventStore } from "../log/index.js";
 import {
-  checkSourceAccess,
-  expandSourceEnv,
+  openSourceDefinition,
   type Source,
-  type SourceDefinition,
   type SourceRunner,
-  sourceEntryOf,
   startSourceRunner,
 } from "../sources/index.js";
-import { canonicalJson, describeError, errorCodeOf, SpoolError } from "../spec/index.js";
+import { describeError, errorCodeOf, SpoolError } from "../spec/index.js";
 import type { RuntimeSources } from "./source-config.js";
 import type { SourceFold } from "./source-fold.js";
 
@@ -16,7 +13,7 @@ import type { SourceFold } from "./source-fold.js";
 export interface SourceRunnersOptions {
   store: EventStore;
   continuity: string;
-  config: Pick<RuntimeSources, "access" | "adapters" | "artifactBytes" | "env" | "manifest">;
+  config: Pick<RuntimeSources, "access" | "adapters" | "artifactBytes" | "env">;
   /** The fold as it stands: where each source resumes, and what was delivered (pacing). */
   fold(): SourceFold;
   /** Resolves at the next change of the sources; rejects once `signal` aborts. */
@@ -52,12 +49,13 @@ export class SourceRunners {
     let source: Source;
     try {
       // `${NAME}`s are expanded for the adapter alone (the log keeps the definition as written),
-      // and only in a definition the manifest declares: one the model added could otherwise
-      // read a credential out of the environment into a URL of its choosing.
-      const opened = declared(config.manifest.definitions, definition)
-        ? expandSourceEnv(definition, config.env ?? {})
-        : definition;
-      const access = checkSourceAccess(opened, config.access);
+      // and only in a source the manifest added.
+      const byManifest = this.#options.fold().addedBy(id) === "manifest";
+      const { definition: opened, access } = openSourceDefinition(
+        definition,
+        config.access,
+        byManifest ? (config.env ?? {}) : undefined,
+      );
       const adapter = config.adapters[definition.kind];
       if (!adapter) {
         throw new SpoolError(
@@ -139,12 +137,4 @@ export class SourceRunners {
       await this.#options.next(signal);
     }
   }
-}
-
-/** Whether `definition` is one the manifest declares, exactly as it declares it. */
-function declared(manifest: readonly SourceDefinition[], definition: SourceDefinition): boolean {
-  const written = canonicalJson(sourceEntryOf(definition));
-  return manifest.some(
-    (entry) => entry.id === definition.id && canonicalJson(sourceEntryOf(entry)) === written,
-  );
 }

@@ -4,7 +4,7 @@ import { BatchedEmitter, SourceStopped } from "./batched-emitter.js";
 import { type CommandChannel, type CommandEvent, CommandRun } from "./command-run.js";
 import { LineSplitter } from "./line-splitter.js";
 import { ReconnectBackoff } from "./reconnect-backoff.js";
-import { optionsProblem } from "./source-options.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
 /** A command source's own `options` (other keys are ignored). */
@@ -90,16 +90,9 @@ async function runCommandSource(
   context: SourceContext,
 ): Promise<void> {
   const out = new BatchedEmitter(definition, context);
-  const parsed = commandOptions.safeParse(definition.options);
-  if (!parsed.success) {
-    await out.fail({
-      type: "failed",
-      code: "source.invalid-options",
-      message: optionsProblem(definition, parsed.error),
-    });
-    return;
-  }
-  const settings = parsed.data;
+  const parsed = parseSourceOptions(definition, commandOptions, "source.invalid-options");
+  if ("failed" in parsed) return out.fail(parsed.failed);
+  const settings = parsed.options;
   try {
     let run = await startingRun(context.cursor, out);
     const backoff = new ReconnectBackoff(settings.backoff_ms, settings.max_backoff_ms);

@@ -5,7 +5,7 @@ import { BatchedEmitter, SourceStopped } from "./batched-emitter.js";
 import { compareDatasetPaths, datasetFiles } from "./dataset-files.js";
 import { LineSplitter } from "./line-splitter.js";
 import { NotRegularFileError, unreadableMessage } from "./read-errors.js";
-import { optionsProblem } from "./source-options.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
 const READ_BUFFER_BYTES = 256 * 1024;
@@ -69,18 +69,16 @@ async function runDatasetSource(
   context: SourceContext,
 ): Promise<void> {
   const out = new BatchedEmitter(definition, context);
-  const parsed = datasetOptions.safeParse(definition.options);
-  if (!parsed.success || !isAbsolute(options.path)) {
-    await out.fail({
+  const parsed = parseSourceOptions(definition, datasetOptions, "source.invalid-options");
+  if ("failed" in parsed) return out.fail(parsed.failed);
+  if (!isAbsolute(options.path)) {
+    return out.fail({
       type: "failed",
       code: "source.invalid-options",
-      message: parsed.success
-        ? `dataset source "${definition.id}": the path ${JSON.stringify(options.path)} is not absolute: resolve it against the workspace first`
-        : optionsProblem(definition, parsed.error),
+      message: `dataset source "${definition.id}": the path ${JSON.stringify(options.path)} is not absolute: resolve it against the workspace first`,
     });
-    return;
   }
-  const reader = new DatasetReader(definition, options.path, out);
+  const reader = new DatasetReader(definition, parsed.options, options.path, out);
   let file = options.path;
   try {
     const start = await reader.startFrom(context.cursor);
@@ -106,6 +104,7 @@ type Start = DatasetCursor | undefined;
 /** One run over a dataset: where it stands, and reading one file of it. */
 class DatasetReader {
   readonly #definition: SourceDefinition;
+  readonly #options: z.output<typeof datasetOptions>;
   readonly #path: string;
   readonly #out: BatchedEmitter;
   readonly #buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
@@ -115,8 +114,14 @@ class DatasetReader {
   #offset = 0;
   #filesDone = 0;
 
-  constructor(definition: SourceDefinition, path: string, out: BatchedEmitter) {
+  constructor(
+    definition: SourceDefinition,
+    options: z.output<typeof datasetOptions>,
+    path: string,
+    out: BatchedEmitter,
+  ) {
     this.#definition = definition;
+    this.#options = options;
     this.#path = path;
     this.#out = out;
   }
@@ -151,7 +156,7 @@ class DatasetReader {
         if (start === undefined || compareDatasetPaths(name, start.file) >= 0) yield name;
       })();
     }
-    const { glob, extensions } = datasetOptions.parse(this.#definition.options);
+    const { glob, extensions } = this.#options;
     return datasetFiles(this.#root, { glob, extensions }, start?.file);
   }
 

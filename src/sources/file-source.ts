@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { BatchedEmitter } from "./batched-emitter.js";
 import { FileTail } from "./file-tail.js";
-import { optionsProblem } from "./source-options.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceDefinition } from "./source-types.js";
 
 /** The default poll interval of a file source, in milliseconds. */
@@ -54,22 +54,20 @@ async function runFileSource(
   context: SourceContext,
 ): Promise<void> {
   const out = new BatchedEmitter(definition, context);
-  const parsed = fileOptions.safeParse(definition.options);
-  if (!parsed.success || !isAbsolute(options.path)) {
-    await out.fail({
+  const parsed = parseSourceOptions(definition, fileOptions, "source.invalid-options");
+  if ("failed" in parsed) return out.fail(parsed.failed);
+  if (!isAbsolute(options.path)) {
+    return out.fail({
       type: "failed",
       code: "source.invalid-options",
-      message: parsed.success
-        ? `file source "${definition.id}": the path ${JSON.stringify(options.path)} is not absolute: resolve it against the workspace first`
-        : optionsProblem(definition, parsed.error),
+      message: `file source "${definition.id}": the path ${JSON.stringify(options.path)} is not absolute: resolve it against the workspace first`,
     });
-    return;
   }
   const tail = new FileTail(
     {
       path: options.path,
-      from: parsed.data.from,
-      pollMs: options.pollMs ?? parsed.data.poll_ms ?? DEFAULT_FILE_POLL_MS,
+      from: parsed.options.from,
+      pollMs: options.pollMs ?? parsed.options.poll_ms ?? DEFAULT_FILE_POLL_MS,
       maxLineBytes: definition.batching.maxLineBytes,
     },
     context,

@@ -26,9 +26,9 @@ import {
   headersOption,
   milliseconds,
   networkHint,
-  parseSourceOptions,
 } from "./network-options.js";
 import { ReconnectBackoff } from "./reconnect-backoff.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
 /**

@@ -90,7 +90,12 @@ export {
   type SourceRunnerOutcome,
   startSourceRunner,
 } from "./source-runner.js";
-export { expandSourceEnv, literalSecretIssues } from "./source-secrets.js";
+export {
+  expandSourceEnv,
+  literalSecretIssues,
+  openSourceDefinition,
+  type SourceOpening,
+} from "./source-secrets.js";
 export {
   DEFAULT_BATCHING,
   SOURCE_KINDS,

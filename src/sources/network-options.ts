@@ -48,28 +48,6 @@ export function milliseconds(defaultMs: number) {
 }
 
 /**
- * The definition's `options` checked against `schema`: the parsed options, or the `failed`
- * emission (`source.bad-options`) that names each wrong option and what it accepts.
- */
-export function parseSourceOptions<Schema extends z.ZodType>(
-  definition: SourceDefinition,
-  schema: Schema,
-): { options: z.output<Schema> } | { failed: SourceFailedEmission } {
-  const parsed = schema.safeParse(definition.options);
-  if (parsed.success) return { options: parsed.data };
-  const issues = parsed.error.issues
-    .map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`)
-    .join("; ");
-  return {
-    failed: {
-      type: "failed",
-      code: "source.bad-options",
-      message: `${definition.kind} source ${definition.id} has invalid options (${issues}); fix them in its definition`,
-    },
-  };
-}
-
-/**
  * `undefined` when `url` uses one of `schemes` (with their colons: `"https:"`), else the
  * `failed` emission (`source.bad-target`) that says which schemes the kind reads.
  */

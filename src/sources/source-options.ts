@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { SourceDefinition } from "./source-types.js";
+import type { SourceDefinition, SourceFailedEmission } from "./source-types.js";
 
 /**
  * A message for a definition whose `options` failed an adapter's schema: each problem with the
@@ -12,4 +12,18 @@ export function optionsProblem(definition: SourceDefinition, error: z.ZodError):
     return `${path}: ${issue.message}`;
   });
   return `${definition.kind} source "${definition.id}": ${problems.join("; ")}; fix the source's options in its definition`;
+}
+
+/**
+ * The definition's `options` checked against an adapter's `schema`: the parsed options, or the
+ * `failed` emission (`code`) that names each wrong option and what it accepts (`optionsProblem`).
+ */
+export function parseSourceOptions<Schema extends z.ZodType>(
+  definition: SourceDefinition,
+  schema: Schema,
+  code = "source.bad-options",
+): { options: z.output<Schema> } | { failed: SourceFailedEmission } {
+  const parsed = schema.safeParse(definition.options);
+  if (parsed.success) return { options: parsed.data };
+  return { failed: { type: "failed", code, message: optionsProblem(definition, parsed.error) } };
 }

@@ -1,5 +1,6 @@
 import { expandEnvValue, type FeedEnv } from "../feeds/index.js";
 import { SpoolError } from "../spec/index.js";
+import { checkSourceAccess, type SourceAccess, type SourceAccessPolicy } from "./source-access.js";
 import type { SourceIssue } from "./source-issues.js";
 import type { SourceDefinition, SourceJson } from "./source-types.js";
 
@@ -79,4 +80,25 @@ export function expandSourceEnv(definition: SourceDefinition, env: FeedEnv): Sou
   }
   const expanded = value as { target: string; options: { [key: string]: SourceJson } };
   return { ...definition, target: expanded.target, options: expanded.options };
+}
+
+/** What a source reads once opened: its definition as the adapter gets it, and its access. */
+export interface SourceOpening {
+  definition: SourceDefinition;
+  access: SourceAccess;
+}
+
+/**
+ * Where `definition` may read: its `${NAME}`s expanded from `env` when one is given (only for a
+ * definition the manifest declares: one the model added could otherwise read a credential out of
+ * the environment into a URL of its choosing), then its access checked (`checkSourceAccess`).
+ * Throws `source.missing-env` or a `SourceAccessError`, each saying how to fix it.
+ */
+export function openSourceDefinition(
+  definition: SourceDefinition,
+  policy: SourceAccessPolicy,
+  env?: FeedEnv,
+): SourceOpening {
+  const opened = env === undefined ? definition : expandSourceEnv(definition, env);
+  return { definition: opened, access: checkSourceAccess(opened, policy) };
 }

@@ -35,10 +35,10 @@ import {
   emitFinal,
   headersOption,
   networkHint,
-  parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
 import { type ConnectionEnd, reconnectLoop } from "./reconnect-backoff.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 import { createSseFetch } from "./sse-fetch.js";
 

@@ -29,10 +29,10 @@ import {
   emitFinal,
   headersOption,
   networkHint,
-  parseSourceOptions,
   reconnectOptions,
 } from "./network-options.js";
 import { type ConnectionEnd, reconnectLoop } from "./reconnect-backoff.js";
+import { parseSourceOptions } from "./source-options.js";
 import type { Source, SourceContext, SourceCursor, SourceDefinition } from "./source-types.js";
 
 /** How long an opening handshake may take before it counts as a failed connection. */

@@ -2,13 +2,13 @@ import type { AssembledAgent } from "../../app/index.js";
 import { displayPath } from "../../directives/index.js";
 import type { EventStore } from "../../log/index.js";
 import {
-  checkSourceAccess,
+  openSourceDefinition,
   readSourcesState,
   SourceAccessError,
   type SourceAccessPolicy,
   type SourceDefinition,
 } from "../../sources/index.js";
-import { ConfigError } from "../../spec/index.js";
+import { ConfigError, errorCodeOf } from "../../spec/index.js";
 import type { CommandContext } from "../context.js";
 
 /** The agent `spool watch` runs when none is named: the built-in log monitor. */
@@ -28,7 +28,9 @@ export async function watchedSources(
 ): Promise<SourceDefinition[]> {
   const config = assembled.options.sources;
   const declared = config?.manifest.definitions ?? [];
-  if (config && declared.length > 0) return checkAccess(declared, config.access, agent);
+  if (config && declared.length > 0) {
+    return checkOpenings(declared, config.access, config.env ?? {}, agent);
+  }
   if (config && (await store.continuity(continuity))) {
     const state = await readSourcesState(store, continuity);
     const known = [...state.sources.values()].filter((source) => source.status !== "removed");
@@ -51,22 +53,29 @@ export async function watchedSources(
 }
 
 /**
- * The declared sources, once each may read its target (`checkSourceAccess`): a command without
- * `shell.run`, a path outside the workspace, a host not allowed is a `ConfigError` (exit 2)
- * listing each with its fix, before anything starts.
+ * The declared sources, once each opens as the runtime will open it (`openSourceDefinition`:
+ * its `${NAME}`s set, its target readable): a command without `shell.run`, a path outside the
+ * workspace, a host not allowed, an unset variable is a `ConfigError` (exit 2) listing each with
+ * its fix, before anything starts.
  */
-function checkAccess(
+function checkOpenings(
   definitions: SourceDefinition[],
   access: SourceAccessPolicy,
+  env: Readonly<Record<string, string | undefined>>,
   agent: string,
 ): SourceDefinition[] {
   const problems: string[] = [];
   for (const definition of definitions) {
     try {
-      checkSourceAccess(definition, access);
+      openSourceDefinition(definition, access, env);
     } catch (error) {
-      if (!(error instanceof SourceAccessError)) throw error;
-      problems.push(`- ${error.message}`);
+      if (
+        !(error instanceof SourceAccessError) &&
+        errorCodeOf(error, "") !== "source.missing-env"
+      ) {
+        throw error;
+      }
+      problems.push(`- ${(error as Error).message}`);
     }
   }
   if (problems.length === 0) return definitions;
