@@ -87,13 +87,17 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     return session(continuity);
   };
 
-  /** Queues (or lets interrupt) the run of a turn already appended. */
-  const accept = async (continuity: string, turn: string) => {
+  /** Owns `continuity` and takes its sources up: what every way into a turn's run does first. */
+  const takeUp = async (continuity: string): Promise<ContinuitySession> => {
     await owners?.own(continuity);
     const current = open(continuity);
     await current.sources?.takeUp();
-    return current.accept(turn);
+    return current;
   };
+
+  /** Queues (or lets interrupt) the run of a turn already appended. */
+  const accept = async (continuity: string, turn: string) =>
+    (await takeUp(continuity)).accept(turn);
 
   return {
     async resume(continuity) {
@@ -105,9 +109,9 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       // Refused before anything is appended or owned: the turn never reaches the log.
       await rosters.check(continuity, input.actor);
       let id: string | undefined;
-      await owners?.own(continuity);
       // The sources come first: a turn's run finds every source the manifest declares.
-      if (options.sources) await open(continuity).sources?.takeUp();
+      if (options.sources) await takeUp(continuity);
+      else await owners?.own(continuity);
       if (owners) {
         id = newTurnId();
         owners.markOwn(id);
@@ -124,10 +128,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     },
     accept,
     async runTurn(continuity, turn) {
-      await owners?.own(continuity);
-      const current = open(continuity);
-      await current.sources?.takeUp();
-      return current.enqueue(turn);
+      return (await takeUp(continuity)).enqueue(turn);
     },
     cancel(continuity, reason = "cancelled by the user") {
       sessions.get(continuity)?.cancel(reason);
