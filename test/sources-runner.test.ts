@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type EventStore, openEventStore } from "../src/log/index.js";
 import {
   checkSourceEntry,
+  IN_FLIGHT,
   readChunkLines,
   readSourcesState,
   type Source,
@@ -332,6 +333,40 @@ describe.each(Object.entries(locations))("the source runner on %s", (kind, locat
     expect(state.lastError?.message).toContain("data.bytes");
   });
 
+  it("takes the next chunk before the last one is durable, up to IN_FLIGHT on their way", async () => {
+    const store = await open(location);
+    const lines = Array.from({ length: IN_FLIGHT * 2 }, (_, index) => `line ${index}`);
+    const seen: string[] = [];
+    const runner = startSourceRunner({
+      store,
+      continuity: "pipelined",
+      source: scriptedSource(lines, [{ type: "chunk", size: 1 }], async (emitted) => {
+        await emitted;
+        seen.push("taken");
+      }),
+      position: { chunks: 0, cursor: undefined },
+      appended: (event) => {
+        if (event.type === "source.chunk") seen.push("durable");
+      },
+    });
+    await runner.done;
+    expect(runner.outcome?.reason).toBe("exhausted");
+    // Chunks read together are taken together, and commit together: the source did not wait
+    // for chunk 1 to be durable before it handed over chunk 2 (nor more than IN_FLIGHT ahead).
+    expect(seen.indexOf("durable")).toBeGreaterThan(1);
+    let ahead = 0;
+    for (const step of seen) {
+      ahead += step === "taken" ? 1 : -1;
+      expect(ahead).toBeLessThanOrEqual(IN_FLIGHT);
+    }
+    const logged = (await chunkEvents(store, "pipelined")).filter(
+      (event) => event.type === "source.chunk",
+    );
+    expect(logged.flatMap((event) => (event.data as EventData<"source.chunk">).lines)).toEqual(
+      lines,
+    );
+  });
+
   it("holds chunk n until pacing releases it, and logs nothing of a chunk stopped while held", async () => {
     const store = await open(location);
     const lines = ["a", "b", "c"];
@@ -339,6 +374,7 @@ describe.each(Object.entries(locations))("the source runner on %s", (kind, locat
     const gates = new Map<number, () => void>();
     const asking = when(() => asked.includes(2));
     const appended: SpoolEvent[] = [];
+    const first = when(() => appended.some((event) => (event.data as { n?: number }).n === 1));
     const second = when(() => appended.some((event) => (event.data as { n?: number }).n === 2));
     const third = when(() => asked.includes(3));
     const runner = startSourceRunner({
@@ -358,10 +394,13 @@ describe.each(Object.entries(locations))("the source runner on %s", (kind, locat
       },
       appended: (event) => {
         appended.push(event);
+        first.poke();
         second.poke();
       },
     });
     await asking.promise;
+    // Pacing is asked for chunk 2 while chunk 1 may still be on its way to the log.
+    await first.promise;
     const before = await readSourcesState(store, "paced");
     expect(before.sources.get("lines")!.chunks).toBe(1);
     gates.get(2)!();

@@ -83,6 +83,7 @@ export {
   type SourceRecallErrorCode,
 } from "./source-recall.js";
 export {
+  IN_FLIGHT,
   type SourceRunner,
   SourceRunnerError,
   type SourceRunnerErrorCode,

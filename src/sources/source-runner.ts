@@ -73,8 +73,8 @@ const clip = (text: string, max: number) =>
 
 /**
  * Starts reading `source` into the log: appends `source.started` (kind, target, the cursor it
- * resumes from), runs the source, and logs each emission on the stream `{ kind: "source", id }`
- * before the source's `emit` resolves: a chunk as `source.chunk` numbered `position.chunks + 1`,
+ * resumes from), runs the source, and logs each emission on the stream `{ kind: "source", id }`:
+ * a chunk as `source.chunk` numbered `position.chunks + 1`,
  * `+ 2`, … with its cursor in the same event (lines inline, or in an artifact over
  * `artifactBytes`); `rotated` as `source.rotated`; a notice as `source.failed` with `final:
  * false`; `exhausted` as `source.exhausted`; `failed` as `source.failed` with `final: true`.
@@ -174,19 +174,25 @@ class Runner {
   private emit(emission: SourceEmission): Promise<void> {
     const issued = this.queue.then(() => this.issue(emission));
     this.queue = issued.catch(() => {});
-    const durable = issued.then((append) => append);
+    const durable = issued.then(({ append }) => append);
     durable.catch(() => {});
     this.inFlight.push(durable);
     const settle = () => {
       this.inFlight.splice(this.inFlight.indexOf(durable), 1);
     };
     durable.then(settle, settle);
-    if (this.inFlight.length <= IN_FLIGHT) return issued.then(() => undefined);
-    return durable;
+    if (this.inFlight.length > IN_FLIGHT) return durable;
+    // Resolves once issued, unless the append was refused by then (a closed store refuses at
+    // once): `race` settles with the first of them already settled, in order.
+    return issued.then(({ append }) => Promise.race([append, undefined]));
   }
 
-  /** Prepares `emission` and issues its append; resolves (once issued) with the append. */
-  private async issue(emission: SourceEmission): Promise<Promise<void>> {
+  /**
+   * Prepares `emission` and issues its append; resolves (once issued) with the append, boxed: a
+   * promise returned bare from an async function is adopted, and `issued` would then wait for
+   * the append to be durable, one chunk per transaction.
+   */
+  private async issue(emission: SourceEmission): Promise<{ append: Promise<void> }> {
     this.checkOpen();
     try {
       if (emission.type === "chunk") {
@@ -203,12 +209,12 @@ class Runner {
         );
         const event = checked({ type: "source.chunk", data });
         this.chunks = n;
-        return this.watch(this.append(event));
+        return { append: this.watch(this.append(event)) };
       }
       const event = checked(this.eventOf(emission));
       if (emission.type === "exhausted") this.ended = { reason: "exhausted" };
       if (emission.type === "failed") this.ended = { reason: "failed" };
-      return this.watch(this.append(event));
+      return { append: this.watch(this.append(event)) };
     } catch (error) {
       if (error instanceof SourceRunnerError) throw error;
       if (error instanceof EventValidationError) throw await this.refuseEmission(emission, error);
