@@ -207,4 +207,18 @@ describe("renderSourceDigest", () => {
     expect(render()).toMatch(/cursor after chunk 4 -> offset=4$/);
     expect(render({ offset: 2 })).toMatch(/cursor offset=2 -> offset=4$/);
   });
+
+  it("shows a file's cursor by its offset first, its content hash shortened, and counts in words", () => {
+    const head = "f7e0549c695e512765aa54437b20fdeb0ed69b2854255a037a919265f5a12d62";
+    const [chunk] = chunksOf([["one line"]], 3);
+    const header = renderSourceDigest({
+      source: "app-log",
+      definition,
+      chunks: [{ ...chunk!, cursor: { dev: "65024", head, ino: "2933457", offset: 84 } }],
+      budgetTokens: 1_000,
+      estimate: (text) => estimator.estimate("gpt-4o", text),
+    }).split("\n")[0];
+    expect(header).toMatch(/: chunk 3, 1 line, /);
+    expect(header).toMatch(/-> offset=84 dev=65024 head=f7e0549c695e… ino=2933457$/);
+  });
 });

@@ -52,14 +52,22 @@ export function clipLine(line: string, max = 300): string {
 }
 
 function compactValue(value: SourceJson): string {
-  if (typeof value === "string")
-    return /^[^\s"=]{1,48}$/.test(value) ? value : JSON.stringify(value);
-  return JSON.stringify(value);
+  if (typeof value !== "string") return JSON.stringify(value);
+  // A long token (a content hash, an id) says little to a reader: its start is enough.
+  if (/^[^\s"=]{33,}$/.test(value)) return `${value.slice(0, 12)}…`;
+  return /^[^\s"=]{1,32}$/.test(value) ? value : JSON.stringify(value);
 }
 
-/** A cursor on one line: `offset=1000 file=app.log` (at most `max` characters). */
+/**
+ * A cursor on one line, numbers first (a position reads best): `offset=1000 file=app.log`, a
+ * long token shortened to its start (`head=f7e0549c695e…`); at most `max` characters.
+ */
 export function compactCursor(cursor: SourceCursor, max = 120): string {
-  const text = Object.entries(cursor)
+  const entries = Object.entries(cursor);
+  const text = [
+    ...entries.filter(([, value]) => typeof value === "number"),
+    ...entries.filter(([, value]) => typeof value !== "number"),
+  ]
     .map(([key, value]) => `${key}=${compactValue(value)}`)
     .join(" ");
   return text.length > max ? `${text.slice(0, max - 1)}…` : text || "{}";

@@ -111,7 +111,7 @@ function headerLine({ source, definition, chunks, from }: SourceDigestInput): st
     : first.n === 1
       ? "the start"
       : `after chunk ${first.n - 1}`;
-  return `Source ${source}${what}: ${range}, ${lines} lines, ${formatBytes(bytes)}${skipped > 0 ? `, ${skipped} lines skipped by its filter` : ""}; cursor ${start} -> ${compactCursor(last.cursor)}`;
+  return `Source ${source}${what}: ${range}, ${lines} ${lines === 1 ? "line" : "lines"}, ${formatBytes(bytes)}${skipped > 0 ? `, ${skipped} ${skipped === 1 ? "line" : "lines"} skipped by its filter` : ""}; cursor ${start} -> ${compactCursor(last.cursor)}`;
 }
 
 function matchesLine({ definition, chunks }: SourceDigestInput): string | undefined {
