@@ -48,6 +48,8 @@ const seed = Number(process.env.SPOOL_SOURCE_KILL_SEED ?? Date.now() % 100_000);
 const SENTINEL = "END OF THE LOG";
 /** A bound on the lines of one child, so a child that never gets killed fails the test. */
 const MAX_LINES_PER_CHILD = 20_000;
+/** A child silent this long is stuck (see `runChild`). */
+const SILENT_MS = 120_000;
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -149,6 +151,8 @@ interface ChildRun {
   stderr: string;
   lines: number;
   last: string;
+  /** Killed by the watchdog: it printed nothing for `SILENT_MS`. */
+  stalled: boolean;
 }
 
 let scratch: string;
@@ -185,7 +189,15 @@ async function runChild(
     child.kill("SIGKILL");
   };
   child.stdin!.end(args.join("\n"));
+  // A child that goes silent is stuck (the counter prints every 20 ms): it is killed, and the
+  // run fails with the trace, instead of hanging until the test's timeout says nothing.
+  let stalled = false;
+  const watchdog = setTimeout(() => {
+    stalled = true;
+    child.kill("SIGKILL");
+  }, SILENT_MS);
   const exit = await runToExit(child, (line) => {
+    watchdog.refresh();
     if (line === "loaded") return;
     lines += 1;
     last = line;
@@ -207,8 +219,8 @@ async function runChild(
         else kill();
       }
     }
-  });
-  return { ...exit, lines, last };
+  }).finally(() => clearTimeout(watchdog));
+  return { ...exit, lines, last, stalled };
 }
 
 /** What the children of one run did: the kills, and a line per child for a failure's report. */
@@ -252,6 +264,10 @@ async function runChildren(
       run.trace.push(
         `#${spawned} ${mode} ${how}: ${ran.signal ?? `exit ${ran.code}`} after ${ran.lines} lines (last "${ran.last}") in ${took.toFixed(0)} ms`,
       );
+      expect(
+        ran.stalled,
+        fail(`child #${spawned} printed nothing for ${SILENT_MS / 1000} s: ${ran.stderr}`, run),
+      ).toBe(false);
       if (ran.signal === "SIGKILL") {
         expect(ran.lines, fail("a child ran away", run)).toBeLessThanOrEqual(
           MAX_LINES_PER_CHILD + 1,
