@@ -18,19 +18,23 @@ export const tokenEvents = {
        */
       deltas: z.array(z.number().int().nonnegative()).optional(),
     }),
-    // Every streamed delta is one of these: a plain `{ block, text }` is copied without zod.
+    // Every streamed delta is one of these: a plain `{ block, text }`, with the `deltas` of the
+    // deltas the log sink joined (most of a stream's appends), is copied without zod.
     fastData(data) {
       if (typeof data !== "object" || data === null) return undefined;
       if (Object.getPrototypeOf(data) !== Object.prototype) return undefined;
       let keys = 0;
       for (const key in data) {
-        if ((key !== "block" && key !== "text") || !Object.hasOwn(data, key)) return undefined;
+        if ((key !== "block" && key !== "text" && key !== "deltas") || !Object.hasOwn(data, key))
+          return undefined;
         keys += 1;
       }
-      const { block, text } = data as { block?: unknown; text?: unknown };
-      if (keys !== 2 || typeof block !== "string" || typeof text !== "string") return undefined;
+      const { block, text, deltas } = data as { block?: unknown; text?: unknown; deltas?: unknown };
+      if (typeof block !== "string" || typeof text !== "string") return undefined;
       if (block.length < 1 || block.length > 64) return undefined;
-      return { block, text };
+      if (keys === 2) return { block, text };
+      const lengths = keys === 3 ? copyLengths(deltas) : undefined;
+      return lengths === undefined ? undefined : { block, text, deltas: lengths };
     },
     coalesce(earlier, later) {
       if (earlier.block !== later.block) return undefined;
@@ -43,3 +47,15 @@ export const tokenEvents = {
     },
   }),
 };
+
+/** A copy of `value` when it is an array of non-negative safe integers (as zod checks it). */
+function copyLengths(value: unknown): number[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const lengths: number[] = new Array(value.length);
+  for (let i = 0; i < value.length; i++) {
+    const length: unknown = value[i];
+    if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) return undefined;
+    lengths[i] = length;
+  }
+  return lengths;
+}
