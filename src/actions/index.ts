@@ -31,6 +31,7 @@ export {
   type InternalActionTable,
   type InternalExecutorOptions,
   internalActionTable,
+  withInternalActions,
 } from "./internal-executor.js";
 export { deepFreeze, toJsonValue } from "./json-value.js";
 export {

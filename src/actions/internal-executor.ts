@@ -96,6 +96,25 @@ export function internalActionTable(
   actions: readonly AnyInternalAction[],
   policy: InternalActionsPolicy = {},
 ): InternalActionTable {
+  const byName = actionsByName(actions);
+  return { byName, policy: parsePolicy(policy, byName) };
+}
+
+/**
+ * `table`'s policy over other `actions` (each step's own binding of the same feed actions):
+ * checked as `internalActionTable` checks a table, without parsing the policy again (`table`'s
+ * is already), so a step does not pay for it.
+ */
+export function withInternalActions(
+  table: InternalActionTable,
+  actions: readonly AnyInternalAction[],
+): InternalActionTable {
+  const byName = actionsByName(actions);
+  checkListedNames(table.policy, byName);
+  return { byName, policy: table.policy };
+}
+
+function actionsByName(actions: readonly AnyInternalAction[]): Map<string, AnyInternalAction> {
   const byName = new Map<string, AnyInternalAction>();
   for (const action of actions) {
     if (byName.has(action.name)) {
@@ -109,7 +128,7 @@ export function internalActionTable(
     }
     byName.set(action.name, action);
   }
-  return { byName, policy: parsePolicy(policy, byName) };
+  return byName;
 }
 
 function parsePolicy(
@@ -124,14 +143,23 @@ function parsePolicy(
       { hint: "Use { enabled, allowed_actions?, blocked_actions? } with lists of action names" },
     );
   }
-  const { allowed_actions, blocked_actions, allowedActions, blockedActions } = parsed.data;
-  if (allowed_actions && allowedActions) {
+  if (parsed.data.allowed_actions && parsed.data.allowedActions) {
     throw new ConfigError(
       "config.internal-actions",
       "internal_actions has both allowed_actions and allowedActions",
       { hint: "Give the allowed list once" },
     );
   }
+  checkListedNames(parsed.data, known);
+  return parsed.data;
+}
+
+/** Throws unless every action name a parsed policy lists is in `known`. */
+function checkListedNames(
+  policy: InternalActionsPolicy,
+  known: ReadonlyMap<string, AnyInternalAction>,
+): void {
+  const { allowed_actions, blocked_actions, allowedActions, blockedActions } = policy;
   const listed = [
     ...(allowed_actions ?? []),
     ...(blocked_actions ?? []),
@@ -146,5 +174,4 @@ function parsePolicy(
       { hint: `Known internal actions: ${[...known.keys()].join(", ") || "none"}` },
     );
   }
-  return parsed.data;
 }

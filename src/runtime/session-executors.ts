@@ -8,6 +8,7 @@ import {
   createVariableStore,
   internalActionTable,
   internalVariableActions,
+  withInternalActions,
 } from "../actions/index.js";
 import type { AgentSpec } from "./agent-runtime-types.js";
 import type { ExecutorFactory, StepScope } from "./agent-step.js";
@@ -52,11 +53,14 @@ export function sessionExecutors(
     ...(options.internalActions ?? []),
   ];
   // Checked here, so a policy naming an action no table has fails the run before its first
-  // step; each step's own table binds the feed actions to that step (replay looks them up by it).
-  const policy = options.internalActionsPolicy;
-  internalActionTable([...internalActions, ...session.feeds.actions("")], policy);
+  // step; each step's own table binds the feed actions to that step (replay looks them up by it),
+  // under the policy parsed here once.
+  const checked = internalActionTable(
+    [...internalActions, ...session.feeds.actions("")],
+    options.internalActionsPolicy,
+  );
   const internal = (step: string) =>
-    internalActionTable([...internalActions, ...session.feeds.actions(step)], policy);
+    withInternalActions(checked, [...internalActions, ...session.feeds.actions(step)]);
   const fixed = [
     gate(createToolExecutor(registry)),
     gate(createLlmExecutor({ provider: options.provider, model: options.fastModel ?? spec.model })),
