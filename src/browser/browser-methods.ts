@@ -31,6 +31,10 @@ const timeout = z
   .optional()
   .describe("Milliseconds (default the manifest's timeout_ms).");
 const NODES_MAX = 200_000;
+/** Marks a field that holds a secret: snapshots show its value as `[hidden]`. */
+const MARK_SECRET = new Function("el", "el.setAttribute('data-spool-secret', '')") as (
+  el: unknown,
+) => void;
 
 /** The page's tab, URL and title: every method's result starts with it. */
 export async function where(session: BrowserSession, tab: string, page: Page) {
@@ -292,8 +296,7 @@ const type = define({
       ms,
       async () => {
         await locator.fill(value, { timeout: ms });
-        if (p.secret !== undefined)
-          await locator.evaluate("(el) => el.setAttribute('data-spool-secret', '')");
+        if (p.secret !== undefined) await locator.evaluate(MARK_SECRET);
         if (p.submit) await locator.press("Enter", { timeout: ms });
       },
       session,
@@ -322,13 +325,8 @@ const select = define({
       `selecting in ${p.ref}`,
       ms,
       async () => {
-        const options: { value: string; label: string }[] = await locator.evaluate(
-          "(el) => Array.from(el.options || []).map((o) => ({ value: o.value, label: (o.textContent || '').trim() }))",
-        );
-        const wanted = p.values.map(
-          (v) => options.find((o) => o.value === v || o.label === v)?.value ?? v,
-        );
-        chosen = await locator.selectOption(wanted, { timeout: ms });
+        // A string matches an option by its value or its label.
+        chosen = await locator.selectOption(p.values, { timeout: ms });
       },
       session,
     );

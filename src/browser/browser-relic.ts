@@ -100,7 +100,16 @@ export function createBrowserRelic(relicOptions: BrowserRelicOptions): BrowserRe
         saveImage: async (bytes, mediaType) =>
           (await store.artifacts.put(bytes, { mediaType })).hash,
       });
-      return abortable(running, signal, method);
+      try {
+        return await abortable(running, signal, method);
+      } catch (error) {
+        if (error instanceof BrowserError && error.code === "relic.browser.timeout") {
+          const closed = await session.closeIfHung();
+          if (closed)
+            throw new BrowserError(error.code, `${error.message}. ${closed}`, { retryable: true });
+        }
+        throw error;
+      }
     },
     async stop() {
       const closing = session;

@@ -21,6 +21,9 @@ export interface BrowserSessionOptions {
   onCrash(reason: string): void;
 }
 
+/** Dialogs one document may open before its tab is closed as a runaway. */
+export const DIALOGS_PER_PAGE = 30;
+
 /** Downloads remembered for `browser.tabs` `list` at most. */
 const DOWNLOADS_KEPT = 20;
 
@@ -174,6 +177,27 @@ export class BrowserSession {
     return checkBrowserUrl(this.policy, url);
   }
 
+  /**
+   * After a call timed out: when the active tab no longer runs even a trivial script (a page stuck
+   * in a loop, an endless run of dialogs), closes it without its unload handlers and says so.
+   * Returns the sentence to add to the error, or undefined when the tab still responds.
+   */
+  async closeIfHung(): Promise<string | undefined> {
+    const tab = this.#active;
+    const page = tab ? this.#tabs.get(tab) : undefined;
+    if (!tab || !page || page.isClosed() || this.crashed) return undefined;
+    const alive = await within(page.evaluate("1"), 1_000, "probing the page").then(
+      () => true,
+      () => false,
+    );
+    if (alive) return undefined;
+    this.events.push(`[${tab}] the page stopped responding (a script loop?); its tab was closed`);
+    await within(page.close({ runBeforeUnload: false }), 5_000, "closing the tab").catch(
+      () => undefined,
+    );
+    return `Tab ${tab} stopped responding (a script loop or endless dialogs) and was closed; the next call opens a fresh tab`;
+  }
+
   /** Stops Chromium and the proxy. Never rejects. */
   async close(): Promise<void> {
     this.#closing = true;
@@ -201,6 +225,7 @@ export class BrowserSession {
     page.setDefaultTimeout(this.options.timeoutMs);
     page.on("framenavigated", (frame) => {
       if (frame === page.mainFrame()) {
+        dialogs = 0;
         say(`navigated to ${frame.url()}`);
         if (frame.url().startsWith("file:") && !this.options.allowFile) {
           void page.goto("about:blank").catch(() => undefined);
@@ -224,7 +249,16 @@ export class BrowserSession {
         );
       }
     });
-    page.on("dialog", (dialog) => this.#dialog(dialog, say));
+    let dialogs = 0;
+    page.on("dialog", (dialog) => {
+      dialogs += 1;
+      if (dialogs <= DIALOGS_PER_PAGE) return this.#dialog(dialog, say);
+      void dialog.dismiss().catch(() => undefined);
+      if (dialogs === DIALOGS_PER_PAGE + 1) {
+        say(`the page kept opening dialogs (over ${DIALOGS_PER_PAGE}); its tab was closed`);
+        void page.close({ runBeforeUnload: false }).catch(() => undefined);
+      }
+    });
     page.on("download", (download) => void this.#download(download, say));
     page.on("crash", () => say("the page crashed (its renderer died); navigate to load it again"));
     page.on("close", () => {
@@ -282,7 +316,7 @@ export async function within<T>(work: Promise<T>, ms: number, what: string): Pro
     return await Promise.race([work, timeout]);
   } catch (error) {
     if (isTimeout(error)) {
-      throw new BrowserError("relic.browser.timeout", `${what} did not finish within ${ms} ms`, {
+      throw new BrowserError("relic.browser.timeout", `${what} timed out`, {
         retryable: true,
         hint: "Try again with a longer timeout_ms, or check the page with browser.snapshot",
       });

@@ -123,4 +123,4 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
 }`;
 
 /** The script that reads the current document's identity (undefined before its first snapshot). */
-export const DOCUMENT_ID_SCRIPT = "() => window.__spoolDoc";
+export const DOCUMENT_ID_SCRIPT = "window.__spoolDoc";

@@ -78,7 +78,7 @@ async function tabList(context: MethodContext) {
       active: tab === session.activeTab,
     })),
   );
-  return { tabs, downloads: [...session.downloads] };
+  return { active: session.activeTab, tabs, downloads: [...session.downloads] };
 }
 
 const tabs = define({
