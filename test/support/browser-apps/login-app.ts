@@ -47,7 +47,10 @@ export function loginApp(password: string) {
     }
     if (path === "/account") {
       const user = sessions.get(cookies(req).session ?? "");
-      if (user === undefined) return (redirect(res, "/login"), true);
+      if (user === undefined) {
+        redirect(res, "/login");
+        return true;
+      }
       send(res, page("Account", `<main><h1>Account</h1><p>Signed in as ${esc(user)}</p></main>`));
       return true;
     }

@@ -45,9 +45,10 @@ call("GET", "/todo/api");
 export function todoApp() {
   const todos: Todo[] = [];
   let next = 1;
-  const json = (res: ServerResponse) => {
+  const json = (res: ServerResponse): true => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(todos));
+    return true;
   };
   async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
     if (path === "/todo") {
@@ -60,23 +61,23 @@ export function todoApp() {
       );
       return true;
     }
-    if (path === "/todo/api" && req.method === "GET") return (json(res), true);
+    if (path === "/todo/api" && req.method === "GET") return json(res);
     if (path === "/todo/api" && req.method === "POST") {
       const { text } = await body(req);
       if (text) todos.push({ id: next++, text, done: false });
-      return (json(res), true);
+      return json(res);
     }
     const toggle = /^\/todo\/api\/(\d+)\/toggle$/.exec(path);
     if (toggle && req.method === "POST") {
       const todo = todos.find((item) => item.id === Number(toggle[1]));
       if (todo) todo.done = !todo.done;
-      return (json(res), true);
+      return json(res);
     }
     const remove = /^\/todo\/api\/(\d+)$/.exec(path);
     if (remove && req.method === "DELETE") {
       const index = todos.findIndex((item) => item.id === Number(remove[1]));
       if (index >= 0) todos.splice(index, 1);
-      return (json(res), true);
+      return json(res);
     }
     return false;
   }
