@@ -109,6 +109,8 @@ export function createBrowserRelic(relicOptions: BrowserRelicOptions): BrowserRe
             throw new BrowserError(error.code, `${error.message}. ${closed}`, { retryable: true });
         }
         throw error;
+      } finally {
+        await session.saveCookies();
       }
     },
     async stop() {

@@ -1,4 +1,4 @@
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BrowserContext, Dialog, Download, Page } from "playwright-core";
 import type { Workspace } from "../tools/index.js";
@@ -50,6 +50,7 @@ export class BrowserSession {
   #nextTab = 1;
   #active: string | undefined;
   #closing = false;
+  #cookieFile = "";
   crashed: string | undefined;
 
   private constructor(session: BrowserSessionOptions) {
@@ -94,6 +95,8 @@ export class BrowserSession {
         },
       );
     }
+    self.#cookieFile = join(session.profileDir, "..", "cookies.json");
+    await self.#restoreCookies();
     self.#context.on("close", () => {
       if (self.#closing) return;
       self.crashed = "Chromium exited unexpectedly (killed or crashed)";
@@ -198,8 +201,35 @@ export class BrowserSession {
     return `Tab ${tab} stopped responding (a script loop or endless dialogs) and was closed; the next call opens a fresh tab`;
   }
 
+  /**
+   * Writes the browser's cookies (session cookies included) beside the profile. Chromium writes its
+   * own cookie store only now and then, so a killed browser would lose a fresh login; the relic
+   * calls this after every call and the next start puts them back. Never rejects.
+   */
+  async saveCookies(): Promise<void> {
+    if (this.crashed || this.#closing) return;
+    try {
+      const cookies = await within(this.#context.cookies(), 2_000, "reading cookies");
+      await writeFile(this.#cookieFile, JSON.stringify(cookies), { mode: 0o600 });
+    } catch {
+      // Best effort: Chromium's own store still has every cookie it flushed.
+    }
+  }
+
+  async #restoreCookies(): Promise<void> {
+    let saved: unknown;
+    try {
+      saved = JSON.parse(await readFile(this.#cookieFile, "utf8"));
+    } catch {
+      return;
+    }
+    if (!Array.isArray(saved)) return;
+    await this.#context.addCookies(saved).catch(() => undefined);
+  }
+
   /** Stops Chromium and the proxy. Never rejects. */
   async close(): Promise<void> {
+    await this.saveCookies();
     this.#closing = true;
     await this.#context?.close().catch(() => undefined);
     await this.#proxy?.close().catch(() => undefined);
