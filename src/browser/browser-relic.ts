@@ -5,12 +5,16 @@ import { BrowserError } from "./browser-error.js";
 import { type BrowserMethod, PAGE_METHODS } from "./browser-methods.js";
 import type { BrowserOptions } from "./browser-options.js";
 import { BrowserSession } from "./browser-session.js";
+import { INPUT_METHODS } from "./input-methods.js";
 import { PageEventHub } from "./page-events.js";
 import { TAB_METHODS } from "./tab-methods.js";
 
 /** Every method of the browser relic, by name (`navigate`, `snapshot`, …). */
 export const BROWSER_METHODS: Readonly<Record<string, BrowserMethod>> = {
-  ...PAGE_METHODS,
+  navigate: PAGE_METHODS.navigate,
+  snapshot: PAGE_METHODS.snapshot,
+  ...INPUT_METHODS,
+  screenshot: PAGE_METHODS.screenshot,
   ...TAB_METHODS,
 };
 
@@ -46,6 +50,8 @@ export function createBrowserRelic(relicOptions: BrowserRelicOptions): BrowserRe
   const events = relicOptions.events ?? new PageEventHub();
   const workspace = createWorkspace(relicOptions.workspace);
   let session: BrowserSession | undefined;
+  // Kept across restarts: a page that shows a secret typed before a crash is still redacted.
+  const secrets = new Map<string, string>();
   let context: RelicContext | undefined;
   const description: RelicDescription = {
     description:
@@ -72,6 +78,7 @@ export function createBrowserRelic(relicOptions: BrowserRelicOptions): BrowserRe
         profileDir,
         workspace,
         events,
+        secrets,
         onCrash: (reason) => {
           void given.store
             .append({

@@ -19,6 +19,8 @@ export interface BrowserSessionOptions {
   events: PageEventHub;
   /** Called once when Chromium goes away without being asked to (killed, crashed). */
   onCrash(reason: string): void;
+  /** Secret values typed so far (name → value), kept by the relic across restarts. */
+  secrets: Map<string, string>;
 }
 
 /** Dialogs one document may open before its tab is closed as a runaway. */
@@ -41,7 +43,7 @@ export class BrowserSession {
   readonly events: PageEventHub;
   readonly workspace: Workspace;
   /** Secret values typed so far (name → value): never shown in results, errors or events. */
-  readonly secrets = new Map<string, string>();
+  readonly secrets: Map<string, string>;
   readonly downloads: string[] = [];
   #context!: BrowserContext;
   #proxy!: PolicyProxy;
@@ -58,6 +60,7 @@ export class BrowserSession {
     this.policy = { allowHosts: session.options.allowHosts, allowFile: session.options.allowFile };
     this.events = session.events;
     this.workspace = session.workspace;
+    this.secrets = session.secrets;
   }
 
   /** Starts the proxy and Chromium; rejects with `relic.browser.launch-failed` when it cannot. */

@@ -18,7 +18,7 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
   if (args.scopeRef) root = document.querySelector('[data-spool-ref="' + args.scopeRef + '"]');
   else if (args.scopeSelector) root = document.querySelector(args.scopeSelector);
   if (!root) return { doc: w.__spoolDoc, next, lines: [], truncated: false, missing: true };
-  const INTERACTIVE_ROLES = new Set(["button","link","checkbox","radio","tab","menuitem","option","switch","textbox","combobox","searchbox","slider","spinbutton"]);
+  const INTERACTIVE_ROLES = new Set(["button","link","checkbox","radio","tab","menuitem","option","switch","textbox","combobox","searchbox","slider","spinbutton","file"]);
   const GROUPS = new Set(["FORM","NAV","MAIN","HEADER","FOOTER","ASIDE","DIALOG","UL","OL","TABLE","FIELDSET","SECTION"]);
   const SKIP = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","SVG","HEAD","META","LINK"]);
   const clean = (text, max) => { const t = (text || "").replace(/\s+/g, " ").trim(); return t.length > max ? t.slice(0, max - 1) + "…" : t; };
@@ -46,7 +46,7 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
       const type = (el.getAttribute("type") || "text").toLowerCase();
       if (type === "hidden") return undefined;
       if (["button","submit","reset","image"].includes(type)) return "button";
-      if (type === "checkbox" || type === "radio") return type;
+      if (type === "checkbox" || type === "radio" || type === "file") return type;
       if (type === "range") return "slider";
       if (type === "number") return "spinbutton";
       if (type === "search") return "searchbox";

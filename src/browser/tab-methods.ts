@@ -1,16 +1,7 @@
 import { z } from "zod";
 import { BrowserError, briefMessage } from "./browser-error.js";
-import { type BrowserMethod, locate, type MethodContext, where } from "./browser-methods.js";
+import { define, locate, type MethodContext, ref, timeout, where } from "./browser-methods.js";
 import { within } from "./browser-session.js";
-
-const define = <S extends z.ZodType>(method: BrowserMethod<S>): BrowserMethod<S> => method;
-const timeout = z
-  .number()
-  .int()
-  .min(100)
-  .max(600_000)
-  .optional()
-  .describe("Milliseconds (default the manifest's timeout_ms).");
 
 const waitFor = define({
   description:
@@ -144,7 +135,7 @@ const upload = define({
   description:
     "Sets the files of the file input with this ref, from paths relative to the workspace.",
   parameters: z.strictObject({
-    ref: z.string().regex(/^e\d+$/, "must be a ref from browser.snapshot, e.g. e12"),
+    ref,
     paths: z.array(z.string().min(1)).min(1).max(20),
     timeout_ms: timeout,
   }),
@@ -185,6 +176,7 @@ const upload = define({
   },
 });
 
+/** The methods of waiting, tabs, history and uploads. */
 export const TAB_METHODS = {
   wait_for: waitFor,
   tabs,

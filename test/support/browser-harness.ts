@@ -29,6 +29,8 @@ export interface BrowserHarness {
   fail(method: string, parameters?: Record<string, unknown>): Promise<Error & { code: string }>;
   /** The page-event lines produced so far and not yet taken. */
   takeEvents(): string[];
+  /** Takes page events until one matches `pattern`, and resolves with it. */
+  nextEvent(pattern: RegExp): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,14 @@ export async function openBrowserHarness(
       throw new Error(`browser.${method} succeeded, but the test expected it to fail`);
     },
     takeEvents: () => relic.events.take(10_000),
+    async nextEvent(pattern) {
+      const never = new AbortController().signal;
+      for (;;) {
+        await relic.events.wait(never);
+        const found = relic.events.take(10_000).find((line) => pattern.test(line));
+        if (found) return found;
+      }
+    },
     async close() {
       await host.close();
       await cleanup();

@@ -3,7 +3,8 @@
  * `node:http` server: a checkout (`/shop`), a to-do list (`/todo`), a sign-in (`/login`,
  * `/account`), and hostile pages: one that never answers (`/never`), an endless `alert()` loop
  * (`/alerts`), a 50 MB page (`/huge`), a redirect to another address (`/redirect?to=`), a page
- * that opens a second tab (`/opener`) and one whose image comes from elsewhere (`/embed?src=`).
+ * that opens a second tab (`/opener`) and one whose image comes from elsewhere (`/embed?src=`);
+ * and a download and upload page (`/files`) and a long page (`/long`).
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,6 +34,14 @@ export interface BrowserApps {
 }
 
 const HUGE_BYTES = 50 * 1024 * 1024;
+
+/** A download link, and a file input whose page shows the chosen file's name and text. */
+const FILES = `<h1>Files</h1><a href="/files/report.csv">Download report</a>
+<label for="up">Attachment</label><input id="up" type="file"><p id="chosen"></p>
+<script>document.getElementById("up").onchange = (event) => {
+  const file = event.target.files[0];
+  file.text().then((text) => { document.getElementById("chosen").textContent = "Chose " + file.name + ": " + text.trim(); });
+};</script>`;
 
 function hugePage(res: ServerResponse): void {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -83,6 +92,18 @@ export async function startBrowserApps(): Promise<BrowserApps> {
             `<h1>Embed</h1><img alt="remote" src="${esc(url.searchParams.get("src") ?? "")}">`,
           ),
         );
+      if (path === "/files") return send(res, page("Files", FILES));
+      if (path === "/files/report.csv") {
+        res.writeHead(200, {
+          "content-type": "text/csv",
+          "content-disposition": 'attachment; filename="report.csv"',
+        });
+        return void res.end("month,total\njanuary,12\n");
+      }
+      if (path === "/long") {
+        const rows = Array.from({ length: 200 }, (_, i) => `<p>Row ${i + 1}</p>`).join("");
+        return send(res, page("Long", `<h1>Long</h1>${rows}<button>Bottom</button>`));
+      }
       if (path === "/console")
         return send(
           res,
