@@ -135,7 +135,7 @@ const navigate = define({
         {
           retryable: true,
           hint: /TUNNEL_CONNECTION_FAILED/.test(briefMessage(error))
-            ? "A redirect led to a local or private address not in browser.allow_hosts"
+            ? "The host may be down, or a redirect led to a local or private address not in browser.allow_hosts (a page event says which)"
             : "Check the URL; the site may be down",
         },
       );
