@@ -134,6 +134,9 @@ describe("an agent with a browser: section", () => {
     await runtime.close();
     await assembled.close();
 
+    // The prompt lists the browser once, as tools, not again as relic methods.
+    expect(model.requests[0]!.system).toContain("browser.navigate (side effects, not idempotent)");
+    expect(model.requests[0]!.system).not.toContain("- browser.navigate");
     expect(apps.checkout.orders).toEqual([
       expect.objectContaining({ id: "A-1001", expiry: "12/27", country: "fr" }),
     ]);

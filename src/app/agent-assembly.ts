@@ -255,7 +255,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
       tools: allowed,
       toolsText: formatToolCatalogue(allowed),
-      capabilitiesText: describeCapabilities(target, item, capabilities),
+      capabilitiesText: describeCapabilities(target, item, { ...capabilities, shadowed: names }),
     };
   };
   const agent = {

@@ -30,4 +30,10 @@ export {
 export { BROWSER_TOOL_NAMES, type BrowserCall, browserTools } from "./browser-tools.js";
 export { chromiumArgs } from "./chromium-launch.js";
 export { createPageEventSource, PAGE_EVENT_BACKLOG, PageEventHub } from "./page-events.js";
+export {
+  type PolicyProxy,
+  type ProxyRefusal,
+  REFUSED_HEADER,
+  startPolicyProxy,
+} from "./policy-proxy.js";
 export { diffLines } from "./ref-book.js";
