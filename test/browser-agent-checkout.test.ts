@@ -90,6 +90,20 @@ function script(origin: string) {
   ];
 }
 
+/** Resolves once the `browser` source has logged a chunk holding `line`. */
+async function chunkWith(line: string): Promise<void> {
+  const stop = new AbortController();
+  for await (const message of store.subscribe({
+    continuity: "shop",
+    types: ["source.chunk"],
+    signal: stop.signal,
+  })) {
+    if (message.type !== "event") continue;
+    if ((message.event.data as EventData<"source.chunk">).lines?.includes(line)) break;
+  }
+  stop.abort();
+}
+
 function assemble(manifest: string, provider?: ReturnType<typeof createScriptedProvider>) {
   writeFileSync(join(workspace, ".ai", "agents", "shopper.yaml"), manifest);
   return assembleAgent({
@@ -131,6 +145,7 @@ describe("an agent with a browser: section", () => {
     });
     await runtime.settled("shop");
     expect(result.status).toBe("completed");
+    await chunkWith(`[t1] request failed: POST ${apps.origin}/shop/payment (status 422)`);
     await runtime.close();
     await assembled.close();
 

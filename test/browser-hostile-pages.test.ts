@@ -126,9 +126,10 @@ describe("hostile and broken pages", () => {
     expect(serviceHits).toBe(0);
     const events = browser.takeEvents();
     const port = new URL(serviceOrigin).port;
+    // At least the redirect and the image (Chromium may try a refused request more than once).
     expect(
-      events.filter((line) => line.startsWith(`blocked request to 127.0.0.1:${port}`)),
-    ).toHaveLength(2);
+      events.filter((line) => line.startsWith(`blocked request to 127.0.0.1:${port}`)).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it("reports console errors and failed requests as page events", async () => {

@@ -303,7 +303,8 @@ export class BrowserSession {
   }
 
   #dialog(dialog: Dialog, say: (line: string) => void): void {
-    const policy = this.options.dialogs;
+    // Leaving a page is the agent's decision: a beforeunload prompt never keeps it there.
+    const policy = dialog.type() === "beforeunload" ? "accept" : this.options.dialogs;
     say(
       `dialog ${dialog.type()} ${JSON.stringify(dialog.message().slice(0, 300))} ${policy === "accept" ? "accepted" : "dismissed"}`,
     );
