@@ -163,6 +163,16 @@ describe("an agent with a browser: section", () => {
     const chunks = events.filter((event) => event.type === "source.chunk");
     const lines = chunks.flatMap((event) => (event.data as EventData<"source.chunk">).lines ?? []);
     expect(lines).toContain("browser started");
+    // Each chunk counts its kinds of page event, for hook conditions (`matches.error`).
+    const errors = chunks.reduce(
+      (sum, event) => sum + ((event.data as EventData<"source.chunk">).matches?.error ?? 0),
+      0,
+    );
+    // The 422 is a failed request, and Chromium also logs it as a console error.
+    expect(errors).toBe(
+      lines.filter((line) => /\] (console error|page error|request failed): /.test(line)).length,
+    );
+    expect(errors).toBeGreaterThanOrEqual(1);
     expect(lines).toContain(`[t1] request failed: POST ${apps.origin}/shop/payment (status 422)`);
     const lifecycle = events.filter(
       (event) => event.type.startsWith("relic.") && event.type !== "relic.called",

@@ -5,13 +5,23 @@ import { type BrowserRelic, createBrowserRelic } from "./browser-relic.js";
 import { type BrowserCall, browserTools } from "./browser-tools.js";
 import { createPageEventSource } from "./page-events.js";
 
-/** The source entry (manifest shape) of the browser's page events. */
+/**
+ * The source entry (manifest shape) of the browser's page events. Every chunk counts its lines of
+ * each kind (`matches.error`, `matches.dialog`, `matches.blocked`, `matches.crashed`), which
+ * `stream_chunk_received` hooks can test.
+ */
 export const BROWSER_SOURCE_ENTRY = {
   id: "browser",
   kind: "browser",
   target: "browser",
   mode: "state",
   batch: { max_wait_ms: 250 },
+  patterns: {
+    error: "\\] (console error|page error|request failed): ",
+    dialog: "\\] dialog ",
+    blocked: "^blocked request to ",
+    crashed: "^browser crashed: |\\] the page (crashed|stopped responding|kept opening dialogs)",
+  },
 } as const;
 
 /** An agent's browser: its options, relic, tools and page-event source. */
