@@ -108,6 +108,7 @@ describe("parseSourceManifest", () => {
       http: "state",
       sse: "state",
       websocket: "state",
+      browser: "state",
     });
     expect(parseSourceManifest({}).actions).toEqual({
       enabled: false,
@@ -115,7 +116,10 @@ describe("parseSourceManifest", () => {
       allowPaths: [],
       allowHosts: [],
     });
-    expect(parseSourceManifest({ source_actions: {} }).actions.kinds).toEqual([...SOURCE_KINDS]);
+    // The browser kind is the agent's own browser's events: `browser:` declares it, not the model.
+    expect(parseSourceManifest({ source_actions: {} }).actions.kinds).toEqual(
+      SOURCE_KINDS.filter((kind) => kind !== "browser"),
+    );
   });
 
   it("names every wrong field with its path, the fix and an example", () => {

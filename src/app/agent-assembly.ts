@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { AnyTool } from "../actions/index.js";
+import { type AgentBrowser, agentBrowser } from "../browser/index.js";
 import { selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
@@ -196,7 +197,14 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       return { name };
     }
   };
-  const tools = toolsFor(options.workspace, directive, manifest, config);
+  const browser = manifest ? browserOf(manifest, options) : undefined;
+  const tools = [
+    ...toolsFor(options.workspace, directive, manifest, config),
+    // The relic host is made below; the tools reach it only when they run.
+    ...(browser?.tools((method, parameters, call) =>
+      host.call("browser", method, parameters, call),
+    ) ?? []),
+  ];
   const sources = manifest
     ? agentSources({
         manifest,
@@ -205,6 +213,9 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         adapters: options.sourceAdapters ?? DEFAULT_SOURCE_ADAPTERS,
         env: options.env,
         manifestFile: displayPath(manifest.source.path, options.workspace),
+        ...(browser?.sourceEntry
+          ? { browser: { entry: browser.sourceEntry, adapter: browser.adapter } }
+          : {}),
       })
     : undefined;
   const limits = runLimits(effectiveLimits(directive.limits, manifest?.limits));
@@ -213,6 +224,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     continuity: options.continuity,
     relics: [
       createKvRelic(),
+      ...(browser ? [browser.relic] : []),
       ...config.relics.map((relic) =>
         createHttpRelic({
           name: relic.id,
@@ -243,7 +255,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         (permits(target.permissions, type, name) && (type !== "tool" || names.has(name))),
       tools: allowed,
       toolsText: formatToolCatalogue(allowed),
-      capabilitiesText: describeCapabilities(target, item, capabilities),
+      capabilitiesText: describeCapabilities(target, item, { ...capabilities, shadowed: names }),
     };
   };
   const agent = {
@@ -322,6 +334,29 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     space,
     close: () => host.close(),
   };
+}
+
+/**
+ * The browser of a manifest with a `browser:` section; a bad section is the manifest's
+ * `ConfigError`, each issue at its line.
+ */
+function browserOf(manifest: AgentManifest, options: AssembleOptions): AgentBrowser | undefined {
+  try {
+    return agentBrowser({
+      section: manifest.browser,
+      workspace: options.workspace,
+      env: options.env,
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.code !== "config.browser") throw error;
+    const issues = Array.isArray(error.details.issues) ? error.details.issues : [];
+    throw manifest.sources.issues(
+      issues.map((issue: { path?: unknown; message?: unknown }) => ({
+        path: String(issue.path ?? "browser"),
+        message: String(issue.message),
+      })),
+    );
+  }
 }
 
 /** The window the scripted provider (the demo, `SPOOL_PROVIDER=scripted`) says it has. */

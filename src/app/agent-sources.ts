@@ -4,6 +4,7 @@ import type { RuntimeSources } from "../runtime/index.js";
 import {
   parseSourceManifest,
   SOURCE_SCHEMES,
+  type SourceAdapter,
   type SourceAdapters,
   type SourceDefinition,
   type SourceManifest,
@@ -28,8 +29,10 @@ export function agentSources(options: {
   env: Readonly<Record<string, string | undefined>>;
   /** The manifest file as messages name it. */
   manifestFile?: string;
+  /** The page-event source of the agent's browser (`browser:`), declared beside the manifest's. */
+  browser?: { entry: Readonly<Record<string, unknown>>; adapter: SourceAdapter };
 }): RuntimeSources | undefined {
-  const parsed = parseSections(options.manifest);
+  const parsed = parseSections(options.manifest, options.browser?.entry);
   if (parsed.definitions.length === 0 && !parsed.actions.enabled) return undefined;
   const declared = parsed.definitions;
   return {
@@ -40,14 +43,20 @@ export function agentSources(options: {
       allowHosts: unique([...parsed.actions.allowHosts, ...declared.flatMap(declaredHost)]),
       shell: options.tools.some((tool) => tool.name === "shell.run"),
     },
-    adapters: options.adapters,
+    adapters: options.browser
+      ? { ...options.adapters, browser: options.browser.adapter }
+      : options.adapters,
     env: options.env,
     ...(options.manifestFile !== undefined ? { manifestFile: options.manifestFile } : {}),
   };
 }
 
-function parseSections(manifest: AgentManifest): SourceManifest {
-  const { sources, source_actions } = manifest.sources;
+function parseSections(manifest: AgentManifest, extra?: unknown): SourceManifest {
+  const { source_actions } = manifest.sources;
+  const declared = manifest.sources.sources;
+  // The browser's source goes after the manifest's own, so their issues keep their indexes.
+  const sources =
+    extra === undefined ? declared : [...(Array.isArray(declared) ? declared : []), extra];
   try {
     return parseSourceManifest({ sources, source_actions });
   } catch (error) {

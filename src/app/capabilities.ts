@@ -7,6 +7,11 @@ export interface CapabilitySources {
   relics: RelicHost;
   /** The project's workflow names. */
   workflows: () => readonly string[];
+  /**
+   * Relic methods the agent also has as tools (the browser's): the prompt lists them once, among
+   * the tools, not again as relic actions.
+   */
+  shadowed?: ReadonlySet<string>;
 }
 
 /** The longest description shown for one entry: the prompt is sent with every call. */
@@ -42,6 +47,7 @@ export function describeCapabilities(
   const relicMethods = sources.relics
     .methods()
     .filter((name) => permits(directive.permissions, "relic", name))
+    .filter((name) => !sources.shadowed?.has(name))
     .sort();
   if (relicMethods.length > 0) {
     sections.push(

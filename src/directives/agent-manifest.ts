@@ -40,6 +40,11 @@ export interface AgentManifest {
   feeds: FeedManifest;
   /** `sources` and `source_actions` as written, for the sources module to validate. */
   sources: ManifestSourceSections;
+  /**
+   * The `browser` section as written (absent when the manifest has none), for the browser module
+   * to validate; its issues are reported through `sources.issues` (paths like `browser.viewport`).
+   */
+  browser?: unknown;
   source: ItemSource;
 }
 
@@ -147,11 +152,12 @@ const manifestSchema = z.strictObject(
     feed_environment: z.unknown().optional(),
     sources: z.unknown().optional(),
     source_actions: z.unknown().optional(),
+    browser: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions (check the spelling)"
+        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser (check the spelling)"
         : "an agent manifest must be a mapping, e.g. directive: assistant",
   },
 );
@@ -264,6 +270,9 @@ export function parseAgentManifest(
     tools,
     feeds,
     sources,
+    ...(isRecord(data) && data.browser !== undefined && data.browser !== null
+      ? { browser: data.browser }
+      : {}),
     source: {
       path: options.path,
       tier: options.tier ?? "project",

@@ -22,7 +22,8 @@ export interface SourceAccessPolicy {
 export type SourceAccess =
   | { kind: "file" | "dataset"; path: string }
   | { kind: "command"; command: string; cwd: string }
-  | { kind: "http" | "sse" | "websocket"; url: URL };
+  | { kind: "http" | "sse" | "websocket"; url: URL }
+  | { kind: "browser"; relic: string };
 
 /** Codes of `SourceAccessError`. */
 export type SourceAccessErrorCode = "source.denied" | "source.bad-target";
@@ -50,6 +51,8 @@ export class SourceAccessError extends SpoolError {
  * - command: only when `shell`; it runs in the workspace, or in `options.cwd` confined like a path.
  * - http, sse (`http:`/`https:`) and websocket (`ws:`/`wss:`): the host and port must be allowed
  *   by `allowHosts`, as `http.fetch` checks them (a `wss:` URL without a port connects to 443).
+ *
+ * - browser: the page events of the relic the target names, always (the relic enforces its hosts).
  *
  * Reads the file system (`realpath`) but never opens the target.
  */
@@ -81,6 +84,8 @@ export function checkSourceAccess(
           : realOrSelf(resolve(policy.workspace)),
     };
   }
+  // The browser relic checks every request it makes against its own host policy.
+  if (kind === "browser") return { kind, relic: definition.target };
   return { kind, url: checkUrl(definition, policy) };
 }
 

@@ -26,6 +26,7 @@ const TARGET_EXAMPLES: Record<SourceKind, string> = {
   http: "target: https://example.com/status.json",
   sse: "target: https://example.com/events",
   websocket: "target: wss://example.com/stream",
+  browser: "target: browser",
 };
 
 /** The URL schemes each network kind reads. */

@@ -12,7 +12,7 @@ export const SOURCE_MANIFEST_KEYS = ["sources", "source_actions"] as const;
 export interface SourceActionsPolicy {
   /** False (the default): the model may not add, pause, resume, remove or recall sources. */
   enabled: boolean;
-  /** The kinds `source.add` may add (every kind when `source_actions` enables it without `kinds`). */
+  /** The kinds `source.add` may add (every kind but `browser` when `source_actions` enables it without `kinds`). */
   kinds: SourceKind[];
   /**
    * Paths beyond the workspace a file or dataset source may read: a path (itself and everything
@@ -135,7 +135,8 @@ function parseActions(section: unknown, issues: SourceIssue[]): SourceActionsPol
   if (!parsed.success) return { ...NO_SOURCE_ACTIONS, kinds: [] };
   return {
     enabled: parsed.data.enabled ?? true,
-    kinds: [...(parsed.data.kinds ?? SOURCE_KINDS)],
+    // A browser source is the agent's own browser's events: declared by `browser:`, not added.
+    kinds: [...(parsed.data.kinds ?? SOURCE_KINDS.filter((kind) => kind !== "browser"))],
     allowPaths: parsed.data.allow_paths ?? [],
     allowHosts: parsed.data.allow_hosts ?? [],
   };

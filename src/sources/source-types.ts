@@ -22,8 +22,19 @@ export type SourceJson =
  */
 export type SourceCursor = { readonly [key: string]: SourceJson };
 
-/** The kinds of source Spool has adapters for. */
-export const SOURCE_KINDS = ["file", "command", "http", "sse", "websocket", "dataset"] as const;
+/**
+ * The kinds of source Spool has adapters for. `browser` is the page events of the agent's browser
+ * relic (its target names the relic); its adapter comes from the browser module.
+ */
+export const SOURCE_KINDS = [
+  "file",
+  "command",
+  "http",
+  "sse",
+  "websocket",
+  "dataset",
+  "browser",
+] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** How a source's lines are cut into chunks: whichever limit is reached first ends a chunk. */

@@ -50,6 +50,13 @@ export const relicEvents = {
       will_restart: z.boolean(),
     }),
   }),
+  "browser.crashed": defineEvent({
+    description:
+      "The browser relic's Chromium went away on its own (killed or crashed); it restarts on the next browser call.",
+    criticality: "critical",
+    streams: relicStreams,
+    schema: z.strictObject({ relic: relicName, reason: z.string().min(1).max(2000) }),
+  }),
   "relic.called": defineEvent({
     description: "A call of a relic method ended, with its status and duration.",
     criticality: "critical",
