@@ -270,6 +270,7 @@ describe("allow-list entries", () => {
     "*.example.org",
     "127.0.0.1:8080",
     "[::1]:3000",
+    "10.0.0.7:*",
   ]);
 
   it.each([
@@ -284,6 +285,9 @@ describe("allow-list entries", () => {
     ["http://127.0.0.1/", false],
     ["http://[::1]:3000/", true],
     ["http://[::1]:3001/", false],
+    ["http://10.0.0.7:1234/", true],
+    ["https://10.0.0.7/", true],
+    ["http://10.0.0.8:1234/", false],
   ])("%s is allowed: %s", (url, expected) => {
     expect(isHostAllowed(rules, new URL(url))).toBe(expected);
   });

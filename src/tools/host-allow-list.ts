@@ -12,7 +12,7 @@ export interface HostRule {
   port: number | undefined;
 }
 
-const ENTRY = /^(\*\.)?(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]*]+)(?::(\d{1,5}))?$/;
+const ENTRY = /^(\*\.)?(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]*]+)(?::(\d{1,5}|\*))?$/;
 
 function normaliseHost(host: string): string | undefined {
   try {
@@ -24,7 +24,7 @@ function normaliseHost(host: string): string | undefined {
 
 /**
  * Parses `tools.http.fetch.allow_hosts` entries: `example.com`, `*.example.com` (sub-domains),
- * `127.0.0.1:8080`, `[::1]:3000`. An entry without a port allows every port. Throws
+ * `127.0.0.1:8080`, `[::1]:3000`. An entry without a port, or with `:*`, allows every port. Throws
  * `ConfigError` (`config.tools.http`) naming the first malformed entry and the `setting` it is in.
  */
 export function parseAllowHosts(
@@ -34,10 +34,10 @@ export function parseAllowHosts(
   return entries.map((source) => {
     const match = ENTRY.exec(source.trim());
     const host = match ? normaliseHost(match[2] as string) : undefined;
-    const port = match?.[3] === undefined ? undefined : Number(match[3]);
+    const port = match?.[3] === undefined || match[3] === "*" ? undefined : Number(match[3]);
     if (!match || host === undefined || host === "" || (port !== undefined && port > 65_535)) {
       throw new ConfigError("config.tools.http", `${setting} has a malformed entry "${source}"`, {
-        hint: "Write a host, optionally `*.` before it and `:port` after: `api.example.com`, `*.example.com`, `127.0.0.1:8080`",
+        hint: "Write a host, optionally `*.` before it and `:port` (or `:*`, every port) after: `api.example.com`, `*.example.com`, `127.0.0.1:8080`, `127.0.0.1:*`",
       });
     }
     return { source, host, wildcard: match[1] !== undefined, port };
