@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { selectSummarizer } from "../src/continuity/summarizer-selection.js";
+import { BROWSER_SUMMARIZER, selectSummarizer } from "../src/continuity/summarizer-selection.js";
 import { renderSummarizerInputs, renderTranscript } from "../src/continuity/transcript-content.js";
 import {
   CONTINUATION_DEFAULTS,
@@ -68,6 +68,44 @@ describe("selectSummarizer", () => {
       selectSummarizer({ directive: { name: "streams/watch" }, continuation: settings, exists }),
     ).toMatchObject({ name: "streams/watch_summarizer", source: "convention" });
     expect(asked).toEqual(["streams/watch_summarizer"]);
+  });
+
+  it("then the agent's default (a browser agent's browser_summarizer), when it exists", () => {
+    const asked: string[] = [];
+    const exists = (name: string) => {
+      asked.push(name);
+      return name === BROWSER_SUMMARIZER;
+    };
+    const agentDefault = BROWSER_SUMMARIZER;
+    expect(
+      selectSummarizer({
+        directive: { name: "shop" },
+        continuation: settings,
+        exists,
+        agentDefault,
+      }),
+    ).toMatchObject({ name: "browser_summarizer", source: "agent" });
+    expect(asked).toEqual(["shop_summarizer", "browser_summarizer"]);
+    // Everything before it still wins: the directive's own, the override, the convention.
+    const before = [
+      { directive: { name: "shop", summarizer: "mine" }, name: "mine", source: "directive" },
+      { directive: { name: "browser" }, name: "browser_digest", source: "override" },
+      { directive: { name: "shop" }, name: "shop_summarizer", source: "convention" },
+    ] as const;
+    for (const { directive, name, source } of before) {
+      expect(
+        selectSummarizer({ directive, continuation: settings, exists: everything, agentDefault }),
+      ).toMatchObject({ name, source });
+    }
+    // A default that does not exist (a space without the built-ins) falls through.
+    expect(
+      selectSummarizer({
+        directive: { name: "shop" },
+        continuation: settings,
+        exists: nothing,
+        agentDefault,
+      }),
+    ).toMatchObject({ name: "thread_summary", source: "default" });
   });
 
   it("then summary_directive, with its limit overrides", () => {

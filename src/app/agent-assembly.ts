@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AnyTool } from "../actions/index.js";
 import { type AgentBrowser, agentBrowser } from "../browser/index.js";
-import { selectSummarizer } from "../continuity/index.js";
+import { BROWSER_SUMMARIZER, selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
   checkInputs,
@@ -279,11 +279,14 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       ...(sources ? { sources } : {}),
       hooks: loadHooks({ space }).hooks,
       continuation,
+      // A browser agent's own directive, when nothing more specific names a summarizer, is
+      // summarized by browser_summarizer (the state of the page, not the work done).
       summarizerFor: (name) =>
         selectSummarizer({
           directive: directiveMeta(name),
           continuation,
           exists: (candidate) => space.locate("directive", candidate) !== undefined,
+          ...(browser && name === directiveItem ? { agentDefault: BROWSER_SUMMARIZER } : {}),
         }),
       summarizerSpec: (name) => {
         try {

@@ -98,6 +98,7 @@ export {
   type ThreadPressureState,
 } from "./step-decision.js";
 export {
+  BROWSER_SUMMARIZER,
   type SelectSummarizerOptions,
   type SummarizerChoice,
   type SummarizerSource,

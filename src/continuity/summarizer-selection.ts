@@ -1,7 +1,10 @@
 import type { ContinuationConfig, Directive, SummaryLimits } from "../directives/index.js";
 
 /** Where the chosen summarizer came from, in the order `selectSummarizer` tries them. */
-export type SummarizerSource = "directive" | "override" | "convention" | "default";
+export type SummarizerSource = "directive" | "override" | "convention" | "agent" | "default";
+
+/** The summarizer of a browser agent (a manifest with a `browser:` section) by default. */
+export const BROWSER_SUMMARIZER = "browser_summarizer";
 
 /** What `selectSummarizer` needs. */
 export interface SelectSummarizerOptions {
@@ -14,10 +17,15 @@ export interface SelectSummarizerOptions {
   continuation: ContinuationConfig;
   /**
    * Whether a directive of this name exists (e.g. `space.locate("directive", name) !==
-   * undefined`). Asked only for the `<directive>_summarizer` convention, and only when neither
-   * the directive nor the overrides chose.
+   * undefined`). Asked only for the `<directive>_summarizer` convention and then `agentDefault`,
+   * and only when neither the directive nor the overrides chose.
    */
   exists: (name: string) => boolean;
+  /**
+   * The summarizer the agent's kind calls for when nothing more specific chose one:
+   * `BROWSER_SUMMARIZER` for a browser agent. Used only when `exists` says it exists.
+   */
+  agentDefault?: string;
 }
 
 /** The summarizer a handoff runs, and its budgets. */
@@ -39,15 +47,16 @@ export interface SummarizerChoice {
  * 1. `directive`: the running directive's own `<summarizer directive="…"/>`;
  * 2. `override`: `summary_directive_overrides[<directive name>]`;
  * 3. `convention`: `<directive name>_summarizer`, when `exists` says there is such a directive;
- * 4. `default`: `summary_directive`.
+ * 4. `agent`: `agentDefault` (a browser agent's `browser_summarizer`), when `exists` says so;
+ * 5. `default`: `summary_directive`.
  *
- * Names chosen by 1, 2 and 4 are not checked: loading a missing one fails loudly later. Budgets
+ * Names chosen by 1, 2 and 5 are not checked: loading a missing one fails loudly later. Budgets
  * are the per-summarizer `summarizers[name]` entry over the global values. Pure: reads nothing
  * but its arguments and `exists`; never throws unless `exists` does.
  */
 export function selectSummarizer(options: SelectSummarizerOptions): SummarizerChoice {
-  const { directive, continuation, exists } = options;
-  const { name, source } = chooseName(directive, continuation, exists);
+  const { name, source } = chooseName(options);
+  const { continuation } = options;
   const budget = own(continuation.summarizers, name);
   const limits = own(continuation.summaryLimitOverrides, name);
   return {
@@ -59,16 +68,19 @@ export function selectSummarizer(options: SelectSummarizerOptions): SummarizerCh
   };
 }
 
-function chooseName(
-  directive: Pick<Directive, "name" | "summarizer">,
-  continuation: ContinuationConfig,
-  exists: (name: string) => boolean,
-): { name: string; source: SummarizerSource } {
+function chooseName(options: SelectSummarizerOptions): {
+  name: string;
+  source: SummarizerSource;
+} {
+  const { directive, continuation, exists, agentDefault } = options;
   if (directive.summarizer) return { name: directive.summarizer, source: "directive" };
   const override = own(continuation.summaryDirectiveOverrides, directive.name);
   if (override) return { name: override, source: "override" };
   const conventional = `${directive.name}_summarizer`;
   if (exists(conventional)) return { name: conventional, source: "convention" };
+  if (agentDefault !== undefined && exists(agentDefault)) {
+    return { name: agentDefault, source: "agent" };
+  }
   return { name: continuation.summaryDirective, source: "default" };
 }
 
