@@ -168,6 +168,16 @@ describe("the built-in browser summarizer, browser directive and browser agent",
       name: "browser_summarizer",
       source: "agent",
     });
+    // The built-in assistant names no summarizer: with a browser it gets this one too.
+    write(".ai/agents/assistant-shopper.yaml", "directive: assistant\nbrowser: true\n");
+    expect(await selected({ agent: "assistant-shopper" }, "assistant")).toMatchObject({
+      name: "browser_summarizer",
+      source: "agent",
+    });
+    expect(await selected({ agent: "clerk" }, "assistant")).toMatchObject({
+      name: "thread_summary",
+      source: "default",
+    });
     // Another directive the browser agent's threads run (a child's) is not its own.
     expect(await selected({ agent: "shopper" }, "other")).toMatchObject({ source: "default" });
     // Without a browser, the same directive gets the default summarizer.
