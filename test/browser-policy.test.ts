@@ -102,8 +102,8 @@ describe("the host policy", () => {
     );
   });
 
-  it("starts Chromium without the flags that weaken it, and proxies loopback", () => {
-    const args = chromiumArgs("http://127.0.0.1:1");
+  it("starts Chromium without the flags that weaken it, and proxies loopback", async () => {
+    const args = await chromiumArgs("http://127.0.0.1:1");
     for (const dropped of [
       "--single-process",
       "--disable-web-security",

@@ -1,5 +1,16 @@
-import sparticuz from "@sparticuz/chromium";
-import { type BrowserContext, chromium } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
+
+/**
+ * Playwright and the bundled Chromium, loaded on the first launch: importing playwright-core
+ * takes most of a second, which every `spool` command would otherwise pay at start.
+ */
+async function chromiumModules() {
+  const [{ chromium }, { default: sparticuz }] = await Promise.all([
+    import("playwright-core"),
+    import("@sparticuz/chromium"),
+  ]);
+  return { chromium, sparticuz };
+}
 
 /**
  * Flags of `@sparticuz/chromium` that Spool leaves out. `--single-process` (and the in-process
@@ -30,7 +41,8 @@ export interface ChromiumLaunch {
 }
 
 /** The command-line flags Chromium is started with (see `DROPPED` for what is left out). */
-export function chromiumArgs(proxy: string): string[] {
+export async function chromiumArgs(proxy: string): Promise<string[]> {
+  const { sparticuz } = await chromiumModules();
   return [
     ...sparticuz.args.filter((arg) => !DROPPED.some((pattern) => pattern.test(arg))),
     "--no-sandbox",
@@ -46,10 +58,11 @@ export function chromiumArgs(proxy: string): string[] {
  * downloaded) with a persistent profile, through Playwright. Rejects when it cannot start.
  */
 export async function launchChromium(options: ChromiumLaunch): Promise<BrowserContext> {
+  const { chromium, sparticuz } = await chromiumModules();
   const executablePath = await sparticuz.executablePath();
   return chromium.launchPersistentContext(options.profileDir, {
     executablePath,
-    args: chromiumArgs(options.proxy),
+    args: await chromiumArgs(options.proxy),
     headless: options.headless,
     viewport: options.viewport,
     acceptDownloads: true,

