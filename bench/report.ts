@@ -6,10 +6,19 @@ export type Target =
   | { minValue: number };
 
 /**
- * Units of a row; `ms` and `µs` are latencies and `MiB` memory (lower is better), the rest
- * throughputs.
+ * Units of a row; `ms` and `µs` are latencies and `MiB` memory (lower is better), `tokens` and
+ * `elements` counts (the ratio a percentage), the rest throughputs.
  */
-export type Unit = "events/s" | "lines/s" | "tokens/s" | "MB/s" | "ms" | "µs" | "MiB";
+export type Unit =
+  | "events/s"
+  | "lines/s"
+  | "tokens/s"
+  | "MB/s"
+  | "ms"
+  | "µs"
+  | "MiB"
+  | "tokens"
+  | "elements";
 
 const LATENCY_UNITS: readonly Unit[] = ["ms", "µs", "MiB"];
 
@@ -63,6 +72,9 @@ function value(n: number, unit: Unit): string {
   if (LATENCY_UNITS.includes(unit)) return `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ${unit}`;
   if (unit === "MB/s")
     return `${n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en-US")} MB/s`;
+  if (unit === "tokens" || unit === "elements") {
+    return `${Math.round(n).toLocaleString("en-US")} ${unit}`;
+  }
   const noun = unit === "tokens/s" ? " tokens" : unit === "lines/s" ? " lines" : "";
   return `${Math.round(n).toLocaleString("en-US")}${noun}/s`;
 }

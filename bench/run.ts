@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
  * module (a step's context compile as the continuity grows to 1M events, a handoff's overhead)
  * and the sources (ingest into the log, memory tailing a large file, a handoff and a take-up as a
- * source's stream grows), each beside its baseline, all measured in the same run. Prints markdown tables and writes them to
+ * source's stream grows) and the browser (snapshot tokens, addressable elements, snapshot time and
+ * click latency on a 5,000-element page beside `@playwright/mcp`), each beside its baseline, all
+ * measured in the same run. Prints markdown tables and writes them to
  * `bench/results/latest.md`. Arguments pick groups (default: all). `BENCH_RUNS` (default 3) sets
  * the repetitions whose median is shown; `BENCH_EVENTS` scales the log's sizes down (see
  * `readConfig`).
@@ -13,6 +15,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
+import { measureBrowserSnapshot } from "./browser/browser-snapshot.js";
 import { type BenchConfig, readConfig } from "./config.js";
 import { measureCompileScaling } from "./continuity/compile-scaling.js";
 import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
@@ -82,7 +85,15 @@ function section(
   });
 }
 
-const GROUPS = ["log", "protocol", "providers", "runtime", "continuity", "sources"] as const;
+const GROUPS = [
+  "log",
+  "protocol",
+  "providers",
+  "runtime",
+  "continuity",
+  "sources",
+  "browser",
+] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The groups named on the command line (all when none). */
@@ -155,6 +166,14 @@ async function main(): Promise<void> {
       ),
       await guarded("Sources: handoff and take-up vs stream length", () =>
         measureSourceStreamScaling(config.runs, progress),
+      ),
+    );
+  }
+
+  if (groups.has("browser")) {
+    sections.push(
+      await guarded("Browser: snapshot and actions vs @playwright/mcp", () =>
+        measureBrowserSnapshot(config.runs, progress),
       ),
     );
   }
