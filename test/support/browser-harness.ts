@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type BrowserRelic,
-  browserTools,
   createBrowserRelic,
   parseBrowserOptions,
 } from "../../src/browser/index.js";
 import type { EventStore } from "../../src/log/index.js";
 import { createRelicHost, type RelicHost } from "../../src/relics/index.js";
+import { browserCalls } from "./browser-calls.js";
 import { tempStore } from "./transcripts.js";
 
 /** A running browser under test. */
@@ -44,23 +44,7 @@ export async function openBrowserHarness(
   const continuity = "browsing";
   const relic = createBrowserRelic({ options: parseBrowserOptions(section)!, workspace, env });
   const host = createRelicHost({ store, continuity, relics: [relic], maxRestarts: 10 });
-  const tools = new Map(
-    browserTools((method, parameters, options) =>
-      host.call("browser", method, parameters, options),
-    ).map((tool) => [tool.name, tool]),
-  );
-  let n = 0;
-  const call = async (method: string, parameters: Record<string, unknown> = {}) => {
-    const tool = tools.get(`browser.${method}`);
-    if (!tool) throw new Error(`no tool browser.${method}`);
-    n += 1;
-    return (await tool.execute(tool.parameters.parse(parameters), {
-      actionId: `a${n}`,
-      attempt: 1,
-      signal: new AbortController().signal,
-      progress: () => {},
-    })) as Record<string, unknown>;
-  };
+  const call = browserCalls(host);
   return {
     store,
     host,

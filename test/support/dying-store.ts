@@ -1,4 +1,5 @@
 import type { EventStore } from "../../src/log/index.js";
+import { withAppends } from "./store-taps.js";
 
 /**
  * The store as a process that dies at the first append of `type` (whose data passes `when`) sees it: that append and every
@@ -22,24 +23,9 @@ export function dyingAt(
     }
     return dead;
   };
-  const store: EventStore = {
-    kind: inner.kind,
-    location: inner.location,
-    artifacts: inner.artifacts,
+  const store = withAppends(inner, {
     append: (event) => (dies([event]) ? never : inner.append(event)),
     appendBatch: (events) => (dies(events) ? never : inner.appendBatch(events)),
-    flush: () => inner.flush(),
-    read: (query) => inner.read(query),
-    fold: (query, projection) => inner.fold(query, projection),
-    subscribe: (options) => inner.subscribe(options),
-    head: () => inner.head(),
-    continuities: () => inner.continuities(),
-    continuity: (id) => inner.continuity(id),
-    acquireLease: (continuity, holder, ttlMs) => inner.acquireLease(continuity, holder, ttlMs),
-    renewLease: (continuity, token, ttlMs) => inner.renewLease(continuity, token, ttlMs),
-    releaseLease: (continuity, token) => inner.releaseLease(continuity, token),
-    lease: (continuity) => inner.lease(continuity),
-    close: () => inner.close(),
-  };
+  });
   return { store, died: diedNow };
 }

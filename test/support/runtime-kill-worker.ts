@@ -26,7 +26,7 @@ import { createScriptedProvider } from "../../src/providers/index.js";
 import type { Provider, ProviderMessage, ProviderRequest } from "../../src/providers/provider.js";
 import type { StreamPart } from "../../src/providers/stream-part.js";
 import { type AgentSpec, createAgentRuntime } from "../../src/runtime/index.js";
-import type { SpoolEvent } from "../../src/spec/index.js";
+import { tapStored } from "./store-taps.js";
 
 export const KILL_CONTINUITY = "kill";
 export const KILL_MODEL = "claude-sonnet-4-5";
@@ -192,36 +192,9 @@ export function killModel(print: (line: string) => void = () => {}): Provider {
 
 /** The store, printing `ack` for every critical event once its append has resolved. */
 function acking(store: EventStore, print: (line: string) => void): EventStore {
-  const ack = (event: SpoolEvent) => {
+  return tapStored(store, (event) => {
     if (event.criticality === "critical") print(`ack ${event.id} ${event.type} ${event.seq}`);
-  };
-  return {
-    kind: store.kind,
-    location: store.location,
-    artifacts: store.artifacts,
-    append: (event) =>
-      store.append(event).then((stored) => {
-        ack(stored);
-        return stored;
-      }),
-    appendBatch: (events) =>
-      store.appendBatch(events).then((stored) => {
-        for (const event of stored) ack(event);
-        return stored;
-      }),
-    flush: () => store.flush(),
-    read: (query) => store.read(query),
-    fold: (query, projection) => store.fold(query, projection),
-    subscribe: (options) => store.subscribe(options),
-    head: () => store.head(),
-    continuities: () => store.continuities(),
-    continuity: (id) => store.continuity(id),
-    acquireLease: (continuity, holder, ttlMs) => store.acquireLease(continuity, holder, ttlMs),
-    renewLease: (continuity, token, ttlMs) => store.renewLease(continuity, token, ttlMs),
-    releaseLease: (continuity, token) => store.releaseLease(continuity, token),
-    lease: (continuity) => store.lease(continuity),
-    close: () => store.close(),
-  };
+  });
 }
 
 /** A tool's work takes a little time, so kills land before, inside and after its effect. */

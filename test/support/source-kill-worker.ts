@@ -31,6 +31,7 @@ import {
 } from "../../src/runtime/index.js";
 import { DEFAULT_SOURCE_ADAPTERS, parseSourceManifest } from "../../src/sources/index.js";
 import type { EventData, SpoolEvent } from "../../src/spec/index.js";
+import { tapStored } from "./store-taps.js";
 
 export const SOURCE_KILL_CONTINUITY = "watch";
 export const SOURCE_KILL_MODEL = "claude-sonnet-4-5";
@@ -126,37 +127,10 @@ export function factLine(event: SpoolEvent): string | undefined {
 
 /** `store`, printing the fact line of every event once its append has resolved. */
 function printing(store: EventStore, print: (line: string) => void): EventStore {
-  const tell = (event: SpoolEvent) => {
+  return tapStored(store, (event) => {
     const line = factLine(event);
     if (line !== undefined) print(line);
-  };
-  return {
-    kind: store.kind,
-    location: store.location,
-    artifacts: store.artifacts,
-    append: (event) =>
-      store.append(event).then((stored) => {
-        tell(stored);
-        return stored;
-      }),
-    appendBatch: (events) =>
-      store.appendBatch(events).then((stored) => {
-        for (const event of stored) tell(event);
-        return stored;
-      }),
-    flush: () => store.flush(),
-    read: (query) => store.read(query),
-    fold: (query, projection) => store.fold(query, projection),
-    subscribe: (options) => store.subscribe(options),
-    head: () => store.head(),
-    continuities: () => store.continuities(),
-    continuity: (id) => store.continuity(id),
-    acquireLease: (continuity, holder, ttlMs) => store.acquireLease(continuity, holder, ttlMs),
-    renewLease: (continuity, token, ttlMs) => store.renewLease(continuity, token, ttlMs),
-    releaseLease: (continuity, token) => store.releaseLease(continuity, token),
-    lease: (continuity) => store.lease(continuity),
-    close: () => store.close(),
-  };
+  });
 }
 
 /** What `finish` waits for, followed event by event from the log. */

@@ -1,0 +1,47 @@
+import type { EventStore } from "../../src/log/index.js";
+import type { SpoolEvent } from "../../src/spec/index.js";
+
+/** How a wrapped store appends: each replaces the inner store's method of that name. */
+export type StoreAppends = Pick<EventStore, "append" | "appendBatch">;
+
+/**
+ * `inner` with its appends replaced by `appends` and every other method delegated: a test's way to
+ * watch appends (`tapStored`) or make them never complete (a process that dies mid-append).
+ */
+export function withAppends(inner: EventStore, appends: StoreAppends): EventStore {
+  return {
+    kind: inner.kind,
+    location: inner.location,
+    artifacts: inner.artifacts,
+    append: appends.append,
+    appendBatch: appends.appendBatch,
+    flush: () => inner.flush(),
+    read: (query) => inner.read(query),
+    fold: (query, projection) => inner.fold(query, projection),
+    subscribe: (options) => inner.subscribe(options),
+    head: () => inner.head(),
+    continuities: () => inner.continuities(),
+    continuity: (id) => inner.continuity(id),
+    acquireLease: (continuity, holder, ttlMs) => inner.acquireLease(continuity, holder, ttlMs),
+    renewLease: (continuity, token, ttlMs) => inner.renewLease(continuity, token, ttlMs),
+    releaseLease: (continuity, token) => inner.releaseLease(continuity, token),
+    lease: (continuity) => inner.lease(continuity),
+    close: () => inner.close(),
+  };
+}
+
+/** `inner`, calling `stored` with every event once its append has resolved (it is durable). */
+export function tapStored(inner: EventStore, stored: (event: SpoolEvent) => void): EventStore {
+  return withAppends(inner, {
+    append: (event) =>
+      inner.append(event).then((event) => {
+        stored(event);
+        return event;
+      }),
+    appendBatch: (events) =>
+      inner.appendBatch(events).then((events) => {
+        for (const event of events) stored(event);
+        return events;
+      }),
+  });
+}
