@@ -58,7 +58,6 @@ export {
   renderSourceDigest,
   type SourceDigestInput,
 } from "./source-digest.js";
-export { sourceHostRules } from "./source-hosts.js";
 export {
   BATCH_FIELDS,
   SOURCE_ACTION_FIELDS,

@@ -1,9 +1,8 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SpoolError, type SpoolErrorOptions } from "../spec/index.js";
-import { createGlobMatcher, isHostAllowed } from "../tools/index.js";
+import { createGlobMatcher, isHostAllowed, parseAllowHosts } from "../tools/index.js";
 import { SOURCE_SCHEMES } from "./source-definition.js";
-import { sourceHostRules } from "./source-hosts.js";
 import type { SourceDefinition } from "./source-types.js";
 
 /** Where sources may read, as the agent's manifest and tools allow. */
@@ -116,7 +115,7 @@ function checkUrl(definition: SourceDefinition, policy: SourceAccessPolicy): URL
   }
   // The allow-list's default ports are http's; a ws URL connects where its http twin would.
   const probe = new URL(url.href.replace(/^ws(s?):/, "http$1:"));
-  if (!isHostAllowed(sourceHostRules(policy.allowHosts), probe)) {
+  if (!isHostAllowed(parseAllowHosts(policy.allowHosts, "source_actions.allow_hosts"), probe)) {
     const host = `${url.hostname}${url.port ? `:${url.port}` : ""}`;
     throw new SourceAccessError(
       "source.denied",

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { createGlobMatcher } from "../tools/index.js";
+import { createGlobMatcher, parseAllowHosts } from "../tools/index.js";
 import { checkSourceEntry } from "./source-definition.js";
-import { sourceHostRules } from "./source-hosts.js";
 import { type SourceIssue, sourceConfigError, zodSourceIssues } from "./source-issues.js";
 import { SOURCE_KINDS, type SourceDefinition, type SourceKind } from "./source-types.js";
 
@@ -160,7 +159,7 @@ function checkPatterns(allowPaths: unknown, allowHosts: unknown, issues: SourceI
   }
   for (const { entry, index } of strings(allowHosts)) {
     try {
-      sourceHostRules([entry]);
+      parseAllowHosts([entry], "source_actions.allow_hosts");
     } catch {
       issues.push({
         path: ["source_actions", "allow_hosts", index],
