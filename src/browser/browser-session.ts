@@ -6,6 +6,7 @@ import { type AddressPolicy, checkBrowserUrl } from "./address-policy.js";
 import { BrowserError, briefMessage, isTimeout } from "./browser-error.js";
 import type { BrowserOptions } from "./browser-options.js";
 import { launchChromium } from "./chromium-launch.js";
+import { OPEN_COUNTER_SCRIPT, withNewTabs } from "./new-tabs.js";
 import type { PageEventHub } from "./page-events.js";
 import { type PolicyProxy, startPolicyProxy } from "./policy-proxy.js";
 import { RefBook } from "./ref-book.js";
@@ -106,6 +107,7 @@ export class BrowserSession {
       self.events.push(`browser crashed: ${self.crashed}; it restarts on the next browser call`);
       session.onCrash(self.crashed);
     });
+    await self.#context.addInitScript({ content: OPEN_COUNTER_SCRIPT });
     self.#context.on("page", (page) => self.#adopt(page, true));
     for (const page of self.#context.pages()) self.#adopt(page, false);
     self.events.push("browser started");
@@ -140,6 +142,15 @@ export class BrowserSession {
     const tab = this.#adopt(opened, false);
     this.#active = tab;
     return { tab, page: opened };
+  }
+
+  /**
+   * Runs `work` (an input on `page`) and returns its value with the ids of the tabs it opened,
+   * waiting for each tab the page said it opened, so the result and the next call know of it.
+   */
+  async opening<T>(page: Page, ms: number, work: () => Promise<T>) {
+    const { value, opened } = await withNewTabs(this.#context, page, ms, work);
+    return { value, tabs: opened.map((added) => this.#adopt(added, true)) };
   }
 
   /** The page of `tab`, or throws `relic.browser.unknown-tab` listing the open tabs. */

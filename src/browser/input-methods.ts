@@ -10,20 +10,26 @@ const MARK_SECRET = new Function("el", "el.setAttribute('data-spool-secret', '')
 
 const click = define({
   description:
-    "Clicks the element with this ref (from browser.snapshot), then waits for the page to settle.",
+    "Clicks the element with this ref (from browser.snapshot), then waits for the page to settle. Tabs the click opened are listed in opened_tabs (switch to one with browser.tabs).",
   parameters: z.strictObject({ ref, double: z.boolean().default(false), timeout_ms: timeout }),
   async run(p, { session }) {
     const ms = p.timeout_ms ?? session.options.timeoutMs;
     const { tab, page, locator } = await locate(session, p.ref, ms);
     const before = page.url();
-    await act(
-      `clicking ${p.ref}`,
-      ms,
-      () => (p.double ? locator.dblclick({ timeout: ms }) : locator.click({ timeout: ms })),
-      session,
+    const { tabs } = await session.opening(page, ms, () =>
+      act(
+        `clicking ${p.ref}`,
+        ms,
+        () => (p.double ? locator.dblclick({ timeout: ms }) : locator.click({ timeout: ms })),
+        session,
+      ),
     );
     await page.waitForLoadState("domcontentloaded", { timeout: ms }).catch(() => undefined);
-    return { ...(await where(session, tab, page)), navigated: page.url() !== before };
+    return {
+      ...(await where(session, tab, page)),
+      navigated: page.url() !== before,
+      ...openedTabs(tabs),
+    };
   },
 });
 
@@ -63,21 +69,24 @@ const type = define({
       value = found;
     }
     const { tab, page, locator } = await locate(session, p.ref, ms);
-    await act(
-      `typing into ${p.ref}`,
-      ms,
-      async () => {
-        await locator.fill(value, { timeout: ms });
-        if (p.secret !== undefined) await locator.evaluate(MARK_SECRET);
-        if (p.submit) await locator.press("Enter", { timeout: ms });
-      },
-      session,
+    const { tabs } = await session.opening(page, ms, () =>
+      act(
+        `typing into ${p.ref}`,
+        ms,
+        async () => {
+          await locator.fill(value, { timeout: ms });
+          if (p.secret !== undefined) await locator.evaluate(MARK_SECRET);
+          if (p.submit) await locator.press("Enter", { timeout: ms });
+        },
+        session,
+      ),
     );
     if (p.submit)
       await page.waitForLoadState("domcontentloaded", { timeout: ms }).catch(() => undefined);
     return {
       ...(await where(session, tab, page)),
       typed: p.secret !== undefined ? `secret ${p.secret}` : `${value.length} characters`,
+      ...openedTabs(tabs),
     };
   },
 });
@@ -121,16 +130,18 @@ const press = define({
     const target = p.ref
       ? await locate(session, p.ref, ms)
       : { ...(await session.activePage()), locator: undefined };
-    await act(
-      `pressing ${p.key}`,
-      ms,
-      () =>
-        target.locator
-          ? target.locator.press(p.key, { timeout: ms })
-          : target.page.keyboard.press(p.key),
-      session,
+    const { tabs } = await session.opening(target.page, ms, () =>
+      act(
+        `pressing ${p.key}`,
+        ms,
+        () =>
+          target.locator
+            ? target.locator.press(p.key, { timeout: ms })
+            : target.page.keyboard.press(p.key),
+        session,
+      ),
     );
-    return where(session, target.tab, target.page);
+    return { ...(await where(session, target.tab, target.page)), ...openedTabs(tabs) };
   },
 });
 
@@ -167,6 +178,11 @@ const scroll = define({
     return { ...(await where(session, tab, page)), scroll_y: y };
   },
 });
+
+/** `opened_tabs` for a result when the input opened tabs (they stay in the background). */
+function openedTabs(tabs: string[]) {
+  return tabs.length > 0 ? { opened_tabs: tabs } : {};
+}
 
 /** The methods that act on elements and the keyboard. */
 export const INPUT_METHODS = { click, type, select, press, scroll };

@@ -55,15 +55,25 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
     if (el.isContentEditable && el.parentElement && !el.parentElement.isContentEditable) return "textbox";
     return undefined;
   };
+  // The text a user reads: hidden parts (aria-hidden icons, scripts) left out, images by their alt.
+  const textOf = (node) => {
+    if (node.nodeType === 3) return node.textContent;
+    if (node.nodeType !== 1) return "";
+    if (SKIP.has(node.tagName.toUpperCase()) || node.hidden || node.getAttribute("aria-hidden") === "true") return "";
+    if (node.tagName === "IMG") return " " + (node.getAttribute("alt") || "") + " ";
+    let out = "";
+    for (const child of node.childNodes) { out += textOf(child); if (out.length > 600) break; }
+    return out;
+  };
   const nameOf = (el) => {
     const label = el.getAttribute("aria-label");
     if (label) return clean(label, 120);
     const by = el.getAttribute("aria-labelledby");
     if (by) { const text = by.split(/\s+/).map((id) => document.getElementById(id)?.textContent || "").join(" "); if (clean(text, 120)) return clean(text, 120); }
-    if (el.labels && el.labels.length > 0) return clean(Array.from(el.labels).map((l) => l.textContent).join(" "), 120);
+    if (el.labels && el.labels.length > 0) return clean(Array.from(el.labels).map((l) => textOf(l)).join(" "), 120);
     if (el.tagName === "INPUT" && ["button","submit","reset"].includes(el.type)) return clean(el.value, 120);
     if (el.tagName === "IMG") return clean(el.getAttribute("alt"), 120);
-    const text = el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA" ? "" : clean(el.textContent, 120);
+    const text = el.tagName === "INPUT" || el.tagName === "SELECT" || el.tagName === "TEXTAREA" ? "" : clean(textOf(el), 120);
     return text || clean(el.getAttribute("placeholder") || el.getAttribute("title") || el.getAttribute("name"), 120);
   };
   const hiddenValue = (el) => el.type === "password" || el.hasAttribute("data-spool-secret");
@@ -105,7 +115,7 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
     const role = roleOf(el);
     if (role && (INTERACTIVE_ROLES.has(role) || el.tagName === "SELECT")) { push(depth, describe(el, role, refOf(el))); return; }
     const heading = /^H([1-6])$/.exec(el.tagName);
-    if (heading || role === "heading") { push(depth, "heading[" + (heading ? heading[1] : el.getAttribute("aria-level") || "2") + "] " + quote(clean(el.textContent, 200))); return; }
+    if (heading || role === "heading") { push(depth, "heading[" + (heading ? heading[1] : el.getAttribute("aria-level") || "2") + "] " + quote(clean(textOf(el), 200))); return; }
     if (role === "alert" || role === "status") { const text = clean(el.textContent, 300); if (text) push(depth, role + " " + quote(text)); return; }
     if (el.tagName === "IMG") { const alt = clean(el.getAttribute("alt"), 120); if (alt) push(depth, "img " + quote(alt)); return; }
     let inner = depth;

@@ -99,6 +99,8 @@ const tabs = define({
       if (p.tab === undefined) throw missingTab("switch");
       const page = session.activate(p.tab);
       await page.bringToFront().catch(() => undefined);
+      // A tab a click just opened may still be loading: the next snapshot sees its document.
+      await page.waitForLoadState("domcontentloaded", { timeout: ms }).catch(() => undefined);
       return tabList(context);
     }
     if (p.action === "close") {

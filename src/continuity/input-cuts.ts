@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { EventStore } from "../log/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, ThreadView } from "./context-bundle.js";
@@ -17,6 +18,9 @@ export function inputTokenLimit(budget: number): number {
   return Math.max(256, Math.floor(budget / 4));
 }
 
+/** The share of the limit a cut leaves free, for the token estimate to drift in. */
+const CUT_MARGIN = 0.1;
+
 /** An input the thread's next compile cannot take whole, and how much of its start it keeps. */
 export interface PlannedCut {
   seq: number;
@@ -35,7 +39,7 @@ export interface PlannedCut {
  * For each, the most characters of its start that keep the cut message (excerpt and note) within
  * the limit. Deterministic: the same view, limit and counts give the same cuts; the caller logs
  * each (`logInputCuts`) before the compile, and the history applies it. Never cuts a message twice
- * (a cut message is within the limit). Costs O(messages) cached counts, and a text count only for
+ * at one limit (a cut message stays within it while the estimate drifts up to a tenth). Costs O(messages) cached counts, and a text count only for
  * a message over the limit.
  */
 export function planInputCuts(
@@ -86,12 +90,16 @@ function planOne(
     tokens,
     limit,
   };
-  // About two characters a token leaves room for the note; halve until the cut fits.
-  let keptChars = Math.min(text.length, limit * 2);
+  // About two characters a token leaves room for the note; halve until the cut fits. The note
+  // is measured with the artifact's real name (hex tokenizes unlike any placeholder), and the
+  // cut aims a tenth under the limit: the estimate follows the provider's reported usage, and a
+  // cut message must not cross the limit again (and be cut again) when it drifts a little.
+  const target = Math.floor(limit * (1 - CUT_MARGIN));
+  let keptChars = Math.min(text.length, target * 2);
   const chars = base.text.length;
+  const hash = createHash("sha256").update(base.text, "utf8").digest("hex");
   const fits = (kept: number) =>
-    tokensOf(cutInputText(text, { ...base, chars, keptChars: kept, hash: "0".repeat(64) })) <=
-    limit;
+    tokensOf(cutInputText(text, { ...base, chars, keptChars: kept, hash })) <= target;
   while (keptChars > 0 && !fits(keptChars)) keptChars = Math.floor(keptChars / 2);
   return { ...base, keptChars: safeEnd(text, keptChars) };
 }

@@ -277,7 +277,10 @@ export class ThreadHistory {
     if (!entry) return;
     const { message } = entry;
     let next: ProviderMessage;
+    let before: string;
     if (message.role === "tool") {
+      before =
+        message.results.find((result) => result.toolCallId === data.tool_call_id)?.output ?? "";
       next = {
         role: "tool",
         results: message.results.map((result) =>
@@ -287,13 +290,18 @@ export class ThreadHistory {
         ),
       };
     } else if (message.role === "user" && typeof message.content === "string") {
+      before = message.content;
       next = { role: "user", content: cutInputText(message.content, cut) };
     } else {
       return;
     }
     const replaced: HistoryMessage = { ...entry, message: next };
-    const wholes = this.#wholes.get(entry);
-    if (wholes) this.#wholes.set(replaced, wholes);
+    // The text before its first cut stays the input's whole: a later, tighter cut stores it, not
+    // a cut of a cut.
+    const wholes = new Map(this.#wholes.get(entry));
+    const key = data.tool_call_id ?? "";
+    if (!wholes.has(key)) wholes.set(key, before);
+    this.#wholes.set(replaced, wholes);
     this.#messages[index] = replaced;
   }
 

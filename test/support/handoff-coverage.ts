@@ -4,8 +4,8 @@
  * either carried verbatim into the continuation, or covered by a summary of the continuation's
  * chain whose summarizer input held it (directly, or through the summary it was an update of),
  * and, for a message of the old thread itself, lies inside that summary's event range. A message
- * cut to an artifact (`context.input-cut`) is covered by a summarizer that read its cut form or
- * the whole input.
+ * cut to an artifact (`context.input-cut`) is covered by a summarizer that read the whole input or
+ * any of its cut forms (one per cut: a tighter limit later cuts it again).
  */
 import { isDeepStrictEqual } from "node:util";
 import {
@@ -68,12 +68,22 @@ export async function checkHandoffCoverage(
     result.handoffs += 1;
     // The history as the runtime folds it, and the same without its input cuts: a summarizer
     // that ran before a cut read the whole input, which covers its cut form.
+    // A message cut more than once (a tighter limit later) had each form in between too.
     const history = new ThreadHistory(data.from);
     const uncut = new ThreadHistory(data.from);
+    const cutForms = new Map<number, string[]>();
     for (const event of events) {
       if (event.seq >= seeded.seq) break;
       history.apply(event);
-      if (event.type !== "context.input-cut") uncut.apply(event);
+      if (event.type !== "context.input-cut") {
+        uncut.apply(event);
+        continue;
+      }
+      const { seq } = event.data as EventData<"context.input-cut">;
+      for (const entry of history.view().messages) {
+        if (entry.seq !== seq || entry.thread !== undefined) continue;
+        cutForms.set(seq, [...(cutForms.get(seq) ?? []), renderTranscript([entry.message])]);
+      }
     }
     const carried = data.trailing;
     const wholes = uncut.view().messages;
@@ -88,6 +98,7 @@ export async function checkHandoffCoverage(
         const text = renderTranscript([whole.message]);
         if (text !== forms[0]) forms.push(text);
       }
+      if (entry.thread === undefined) forms.push(...(cutForms.get(entry.seq) ?? []));
       const covered = data.summaries.some((summary) => {
         const own = entry.thread === undefined;
         if (

@@ -82,7 +82,11 @@ export async function startBrowserApps(): Promise<BrowserApps> {
       if (path === "/opener")
         return send(
           res,
-          page("Opener", `<a href="/todo" target="_blank">Open to-do in a new tab</a>`),
+          page(
+            "Opener",
+            `<a href="/todo" target="_blank">Open to-do in a new tab</a>
+             <button onclick="window.open('/shop')"><span aria-hidden="true">↗</span> Open shop</button>`,
+          ),
         );
       if (path === "/embed")
         return send(
