@@ -157,6 +157,45 @@ describe("RelicHost", () => {
     await host.close();
   });
 
+  it("counts failures within restartWindowMs only, and starts a broken relic again after it", async () => {
+    let clock = 0;
+    const host = createRelicHost({
+      store,
+      continuity,
+      relics: [counterRelic([])],
+      maxRestarts: 1,
+      restartWindowMs: 60_000,
+      now: () => clock,
+    });
+    const crash = () =>
+      expect(host.call("counter", "crash", {})).rejects.toMatchObject({
+        code: "relic.counter.corrupt",
+      });
+    await crash();
+    clock = 1_000;
+    await crash();
+    expect(host.state("counter")).toBe("broken");
+    clock = 60_999;
+    await expect(host.call("counter", "add", { by: 1 })).rejects.toMatchObject({
+      code: "relic.unavailable",
+      message: expect.stringContaining("down for 1 s more"),
+    });
+    clock = 61_000;
+    expect(await host.call("counter", "add", { by: 2 })).toBe(2);
+    // Failures a window apart never add up: a relic that crashes now and then keeps coming back.
+    for (let time = 1; time <= 5; time += 1) {
+      clock += 61_000;
+      await crash();
+      expect(host.state("counter")).toBe("failed");
+    }
+    expect(await host.call("counter", "add", { by: 3 })).toBe(3);
+    const failed = await collect(store.read({ continuity, types: ["relic.failed"] }));
+    expect(failed.map((event) => (event.data as { failures: number }).failures)).toEqual([
+      1, 2, 1, 1, 1, 1, 1,
+    ]);
+    await host.close();
+  });
+
   it("logs a failed start and starts again on the next call", async () => {
     const log: string[] = [];
     const host = createRelicHost({

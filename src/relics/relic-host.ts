@@ -44,8 +44,10 @@ export interface RelicCallOptions {
  *   reaches the relic; `relic.called` is durable before `call` resolves or rejects.
  * - A failed start, or a call that rejects with a fatal `RelicError`, counts as a failure
  *   (`relic.failed`); after a fatal call the relic is stopped (`relic.stopped`). The next call
- *   starts it again (`relic.started` with `restart` > 0) until `maxRestarts` failures have been
- *   restarted; after that the relic is `broken` and calls reject with `relic.unavailable`.
+ *   starts it again (`relic.started` with `restart` > 0) until `maxRestarts` failures within
+ *   `restartWindowMs` have been restarted; after that the relic is `broken` and calls reject with
+ *   `relic.unavailable` until its newest failure is `restartWindowMs` old, when the next call
+ *   starts it again. A relic that crashes once a day is restarted every day.
  * - `close()` waits for starts under way, stops every running relic (`relic.stopped`), and
  *   refuses later calls with `relic.closed`. Idempotent. Close the host before its store.
  */
@@ -72,6 +74,11 @@ export interface RelicHostOptions {
   relics: readonly Relic[];
   /** Failures (failed starts and fatal calls) followed by a restart; the next one breaks the relic (default 3). */
   maxRestarts?: number;
+  /**
+   * How far back failures count toward `maxRestarts`, and how long a broken relic stays down
+   * after its last failure (default 10 minutes).
+   */
+  restartWindowMs?: number;
   /** Monotonic milliseconds for `duration_ms` (default `performance.now`). */
   now?: () => number;
 }
@@ -83,7 +90,8 @@ interface Slot {
   /** The start under way (rejects when it fails), or the stop after a fatal failure. */
   pending: Promise<void> | undefined;
   starts: number;
-  failures: number;
+  /** When each failure within the restart window happened (`now()` milliseconds). */
+  failures: number[];
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -92,6 +100,7 @@ const NEVER_ABORTED = new AbortController().signal;
 export function createRelicHost(options: RelicHostOptions): RelicHost {
   const { store, continuity } = options;
   const maxRestarts = options.maxRestarts ?? 3;
+  const windowMs = options.restartWindowMs ?? 600_000;
   const now = options.now ?? (() => performance.now());
   const slots = new Map<string, Slot>();
   for (const relic of options.relics) {
@@ -103,7 +112,7 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
       state: "idle",
       pending: undefined,
       starts: 0,
-      failures: 0,
+      failures: [],
     });
   }
   let closing: Promise<void> | undefined;
@@ -112,14 +121,15 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
     store.append({ continuity, type, data });
 
   const fail = async (slot: Slot, phase: "start" | "call", error: unknown, method?: string) => {
-    slot.failures += 1;
-    const willRestart = slot.failures <= maxRestarts;
+    const at = now();
+    slot.failures = [...slot.failures.filter((time) => at - time < windowMs), at];
+    const willRestart = slot.failures.length <= maxRestarts;
     await append("relic.failed", {
       relic: slot.relic.name,
       phase,
       ...(method !== undefined ? { method } : {}),
       error: errorData(error),
-      failures: slot.failures,
+      failures: slot.failures.length,
       will_restart: willRestart,
     });
     return willRestart;
@@ -140,7 +150,7 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
           retryable: willRestart,
           hint: willRestart
             ? "The next call tries to start it again"
-            : "It failed too often and stays down until the runtime restarts",
+            : `It failed too often and stays down for ${minutes(windowMs)}`,
         },
       );
     }
@@ -161,12 +171,23 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
         case "stopping":
           await slot.pending;
           continue;
-        case "broken":
+        case "broken": {
+          const waited = now() - (slot.failures.at(-1) ?? 0);
+          if (waited >= windowMs) {
+            // Its failures are old now: give it another start.
+            slot.failures = [];
+            slot.state = "failed";
+            continue;
+          }
           throw new RelicError(
             "relic.unavailable",
-            `relic "${slot.relic.name}" failed ${slot.failures} times and is no longer restarted`,
-            { hint: "Do without it, or ask the operator to restart the runtime" },
+            `relic "${slot.relic.name}" failed ${slot.failures.length} times within ${minutes(windowMs)} and is down for ${Math.ceil((windowMs - waited) / 1000)} s more`,
+            {
+              retryable: true,
+              hint: "Do without it for now; it is started again once that time has passed",
+            },
           );
+        }
         case "closed":
           throw closedError();
         default:
@@ -188,7 +209,7 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
         relic: slot.relic.name,
         reason: willRestart
           ? `fatal failure in ${method}; restarting on the next call`
-          : `fatal failure in ${method}; failed too often to restart`,
+          : `fatal failure in ${method}; failed too often, down for ${minutes(windowMs)}`,
       });
       slot.state = willRestart ? "failed" : "broken";
     })();
@@ -319,4 +340,10 @@ function checkNames(name: string, description: RelicDescription, slots: Map<stri
       );
     }
   }
+}
+
+/** `ms` in words: "10 minutes", "90 s". */
+function minutes(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}`;
+  return `${Math.round(ms / 1000)} s`;
 }
