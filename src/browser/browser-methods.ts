@@ -2,7 +2,7 @@ import type { Locator, Page } from "playwright-core";
 import { z } from "zod";
 import { BrowserError, briefMessage } from "./browser-error.js";
 import { type BrowserSession, within } from "./browser-session.js";
-import { DOCUMENT_ID_SCRIPT, SNAPSHOT_SCRIPT } from "./page-script.js";
+import { type FramedSnapshot, locateFrame, snapshotWithFrames } from "./frame-snapshot.js";
 import { diffLines } from "./ref-book.js";
 
 /** What a method is given besides its parameters. */
@@ -66,17 +66,17 @@ export async function locate(session: BrowserSession, name: string, ms: number) 
       },
     );
   }
-  const doc = await within(page.evaluate(DOCUMENT_ID_SCRIPT), ms, "checking the page");
-  if (doc !== origin.doc) {
+  const frame = await locateFrame(page, origin.doc, ms);
+  if (!frame) {
     throw new BrowserError(
       "relic.browser.stale-ref",
-      `ref ${name} is from a page this tab has since left (it is now at ${page.url()})`,
+      `ref ${name} is from a page or frame this tab has since left (it is now at ${page.url()})`,
       {
         hint: "Take a fresh snapshot with browser.snapshot and use its refs",
       },
     );
   }
-  const locator = page.locator(`[data-spool-ref="${name}"]`);
+  const locator = frame.locator(`[data-spool-ref="${name}"]`);
   if ((await within(locator.count(), ms, "finding the element")) === 0) {
     throw new BrowserError("relic.browser.not-found", `ref ${name} is no longer on the page`, {
       hint: "The page changed; take a fresh snapshot with browser.snapshot",
@@ -184,19 +184,9 @@ const snapshot = define({
       scopeRef: p.ref,
       scopeSelector: p.selector,
     };
-    let result: {
-      doc: string;
-      next: number;
-      lines: string[];
-      truncated: boolean;
-      missing: boolean;
-    };
+    let result: FramedSnapshot;
     try {
-      result = await within(
-        page.evaluate(`(${SNAPSHOT_SCRIPT})(${JSON.stringify(args)})`),
-        ms,
-        "taking the snapshot",
-      );
+      result = await snapshotWithFrames(page.mainFrame(), args, ms);
     } catch (error) {
       if (error instanceof BrowserError) throw error;
       throw new BrowserError(
@@ -217,7 +207,9 @@ const snapshot = define({
         },
       );
     }
-    session.refs.record(start, result.next, tab, result.doc);
+    for (const segment of result.segments) {
+      session.refs.record(segment.from, segment.to, tab, segment.doc);
+    }
     const lines = result.lines.map((line) => session.redact(line));
     const view = `${tab}|${result.doc}|${p.ref ?? ""}|${p.selector ?? ""}`;
     const previous = session.refs.swap(view, lines);

@@ -8,7 +8,9 @@
  * (`truncated`), so a page of any size gives a bounded answer.
  *
  * Arguments: `{ start, maxChars, maxNodes, scopeRef?, scopeSelector? }`. Result:
- * `{ doc, next, lines, truncated, missing }`; `missing` when the scope is not in the page.
+ * `{ doc, next, lines, frames, truncated, missing }`; `missing` when the scope is not in the page.
+ * Each visible iframe is one line, `iframe "<title>":`, marked `data-spool-frame="f<n>"`; `frames`
+ * lists them (`{ mark, line, depth }`) for the caller to fill in with the frame's own snapshot.
  */
 export const SNAPSHOT_SCRIPT = String.raw`(args) => {
   const w = window;
@@ -17,13 +19,14 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
   let root = document.body || document.documentElement;
   if (args.scopeRef) root = document.querySelector('[data-spool-ref="' + args.scopeRef + '"]');
   else if (args.scopeSelector) root = document.querySelector(args.scopeSelector);
-  if (!root) return { doc: w.__spoolDoc, next, lines: [], truncated: false, missing: true };
+  if (!root) return { doc: w.__spoolDoc, next, lines: [], frames: [], truncated: false, missing: true };
   const INTERACTIVE_ROLES = new Set(["button","link","checkbox","radio","tab","menuitem","option","switch","textbox","combobox","searchbox","slider","spinbutton","file"]);
   const GROUPS = new Set(["FORM","NAV","MAIN","HEADER","FOOTER","ASIDE","DIALOG","UL","OL","TABLE","FIELDSET","SECTION"]);
   const SKIP = new Set(["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","SVG","HEAD","META","LINK"]);
   const clean = (text, max) => { const t = (text || "").replace(/\s+/g, " ").trim(); return t.length > max ? t.slice(0, max - 1) + "…" : t; };
   const quote = (text) => JSON.stringify(text);
   const lines = [];
+  const frames = [];
   let chars = 0, nodes = 0, truncated = false;
   const push = (depth, line) => {
     const text = "  ".repeat(depth) + line;
@@ -118,6 +121,14 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
     if (heading || role === "heading") { push(depth, "heading[" + (heading ? heading[1] : el.getAttribute("aria-level") || "2") + "] " + quote(clean(textOf(el), 200))); return; }
     if (role === "alert" || role === "status") { const text = clean(el.textContent, 300); if (text) push(depth, role + " " + quote(text)); return; }
     if (el.tagName === "IMG") { const alt = clean(el.getAttribute("alt"), 120); if (alt) push(depth, "img " + quote(alt)); return; }
+    if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+      // A placeholder the caller fills with the frame's own snapshot (its document is not this one).
+      let mark = el.getAttribute("data-spool-frame");
+      if (!mark) { w.__spoolFrame = (w.__spoolFrame || 0) + 1; mark = "f" + w.__spoolFrame; el.setAttribute("data-spool-frame", mark); }
+      const label = clean(el.getAttribute("title") || el.getAttribute("name") || el.getAttribute("src") || "", 80);
+      if (push(depth, "iframe " + quote(label) + ":")) frames.push({ mark, line: lines.length - 1, depth: depth + 1 });
+      return;
+    }
     let inner = depth;
     if (GROUPS.has(el.tagName) || role === "dialog" || role === "navigation" || role === "form" || role === "list") {
       const label = el.getAttribute("aria-label");
@@ -129,7 +140,7 @@ export const SNAPSHOT_SCRIPT = String.raw`(args) => {
   };
   walk(root, 0);
   w.__spoolNext = next;
-  return { doc: w.__spoolDoc, next, lines, truncated, missing: false };
+  return { doc: w.__spoolDoc, next, lines, frames, truncated, missing: false };
 }`;
 
 /** The script that reads the current document's identity (undefined before its first snapshot). */

@@ -1,3 +1,4 @@
+import type { Frame, Locator } from "playwright-core";
 import { z } from "zod";
 import { BrowserError, briefMessage } from "./browser-error.js";
 import { define, locate, type MethodContext, ref, timeout, where } from "./browser-methods.js";
@@ -5,7 +6,7 @@ import { within } from "./browser-session.js";
 
 const waitFor = define({
   description:
-    "Waits until text is visible, a CSS selector is visible, the next navigation has loaded, or the network is idle (give one), up to timeout_ms.",
+    "Waits until text is visible, a CSS selector is visible (in the page or any of its frames), the next navigation has loaded, or the network is idle (give one), up to timeout_ms.",
   parameters: z
     .strictObject({
       text: z.string().min(1).max(1_000).optional(),
@@ -31,11 +32,19 @@ const waitFor = define({
           : p.navigation
             ? "a navigation"
             : "network idle";
+    // Text and selectors are looked for in every frame of the page (as snapshots show them).
+    const inAnyFrame = (find: (frame: Frame) => Locator) =>
+      Promise.any(
+        page
+          .frames()
+          .map((frame) => find(frame).first().waitFor({ state: "visible", timeout: ms })),
+      ).catch((error: unknown) => {
+        throw error instanceof AggregateError ? error.errors[0] : error;
+      });
     const work = async () => {
-      if (p.text !== undefined)
-        await page.getByText(p.text).first().waitFor({ state: "visible", timeout: ms });
+      if (p.text !== undefined) await inAnyFrame((frame) => frame.getByText(p.text as string));
       else if (p.selector !== undefined)
-        await page.locator(p.selector).first().waitFor({ state: "visible", timeout: ms });
+        await inAnyFrame((frame) => frame.locator(p.selector as string));
       else if (p.navigation) {
         await page.waitForEvent("framenavigated", {
           predicate: (frame) => frame === page.mainFrame(),

@@ -4,7 +4,8 @@
  * `/account`), and hostile pages: one that never answers (`/never`), an endless `alert()` loop
  * (`/alerts`), a 50 MB page (`/huge`), a redirect to another address (`/redirect?to=`), a page
  * that opens a second tab (`/opener`) and one whose image comes from elsewhere (`/embed?src=`);
- * and a download and upload page (`/files`) and a long page (`/long`).
+ * a download and upload page (`/files`), a long page (`/long`), and a page with two iframes
+ * (`/frames`), one of them from another site (the same server as `localhost`).
  */
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -96,6 +97,37 @@ export async function startBrowserApps(): Promise<BrowserApps> {
             `<h1>Embed</h1><img alt="remote" src="${esc(url.searchParams.get("src") ?? "")}">`,
           ),
         );
+      if (path === "/frames") {
+        // The same app under another name is another site: its frame runs out of process.
+        const other = `http://localhost:${(server.address() as AddressInfo).port}`;
+        return send(
+          res,
+          page(
+            "Frames",
+            `<h1>Frames</h1><iframe title="Newsletter" src="/frames/signup"></iframe>
+             <iframe title="Payment widget" src="${other}/frames/pay"></iframe>`,
+          ),
+        );
+      }
+      if (path === "/frames/signup")
+        return send(
+          res,
+          page(
+            "Signup",
+            `<label for="email">Email</label><input id="email">
+             <button onclick="document.getElementById('done').textContent = 'Subscribed ' + document.getElementById('email').value">Subscribe</button>
+             <p id="done"></p>`,
+          ),
+        );
+      if (path === "/frames/pay")
+        return send(
+          res,
+          page(
+            "Pay",
+            `<button onclick="this.textContent = 'Paid'; fetch('/frames/paid', { method: 'POST' })">Pay 5 EUR</button>`,
+          ),
+        );
+      if (path === "/frames/paid") return send(res, "ok");
       if (path === "/files") return send(res, page("Files", FILES));
       if (path === "/files/report.csv") {
         res.writeHead(200, {
