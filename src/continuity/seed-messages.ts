@@ -1,4 +1,4 @@
-import { fromBlockData, toBlockData } from "../providers/index.js";
+import { fromBlockData, toBlockData, type UserPart } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, SummaryItem } from "./context-bundle.js";
 import { type ChunkSpan, chunkWords, type StreamPosition } from "./source-coverage.js";
@@ -25,7 +25,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
             : message.content.map((part) =>
                 part.type === "text"
                   ? { type: "text" as const, text: part.text }
-                  : { type: "image" as const, media_type: part.mediaType, data: part.data },
+                  : imageToSeed(part),
               ),
         seq,
         turn: entry.turn,
@@ -46,6 +46,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
           ...(result.name !== undefined ? { name: result.name } : {}),
           output: result.output,
           ...(result.isError !== undefined ? { is_error: result.isError } : {}),
+          ...(result.images !== undefined ? { images: result.images.map(imageToSeed) } : {}),
         })),
         seq,
       };
@@ -69,7 +70,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
               : data.content.map((part) =>
                   part.type === "text"
                     ? { type: "text" as const, text: part.text }
-                    : { type: "image" as const, mediaType: part.media_type, data: part.data },
+                    : imageFromSeed(part),
                 ),
         },
       };
@@ -94,10 +95,24 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
             ...(result.name !== undefined ? { name: result.name } : {}),
             output: result.output,
             ...(result.is_error !== undefined ? { isError: result.is_error } : {}),
+            ...(result.images !== undefined ? { images: result.images.map(imageFromSeed) } : {}),
           })),
         },
       };
   }
+}
+
+type ImagePart = Extract<UserPart, { type: "image" }>;
+type SeedImageData = NonNullable<
+  Extract<SeedMessageData, { role: "tool" }>["results"][number]["images"]
+>[number];
+
+function imageToSeed(part: ImagePart): SeedImageData {
+  return { type: "image", media_type: part.mediaType, data: part.data };
+}
+
+function imageFromSeed(data: SeedImageData): ImagePart {
+  return { type: "image", mediaType: data.media_type, data: data.data };
 }
 
 /** A stored summary link as the compiler's summary item. */

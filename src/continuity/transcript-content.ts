@@ -47,9 +47,10 @@ interface Section {
  * The text a summarizer reads as `transcript_content`: each message under a `### User`,
  * `### Assistant` or `### Tool results` heading, blank lines between. Text is verbatim; a tool
  * call is `[tool call <name>(<id>): <json arguments>]`, a tool result `[result of <id>: <output>]`
- * (`[result of <id> (error): …]` when it failed), an image `[image]`, a refusal
- * `[refusal: <text>]`, another provider block `[provider block <kind>]`. Reasoning (thinking,
- * redacted or not) is left out, and so is a message with nothing else to show.
+ * (`[result of <id> (error): …]` when it failed), an image `[image]` (a user's, or one a tool
+ * result returned, right after that result), a refusal `[refusal: <text>]`, another provider
+ * block `[provider block <kind>]`. Reasoning (thinking, redacted or not) is left out, and so is a
+ * message with nothing else to show.
  *
  * With `maxChars` the newest content is kept: whole messages, newest first, as many as fit under
  * a first line `[transcript shortened: N earlier messages left out]`; when not even the newest
@@ -133,7 +134,7 @@ function renderMessage(message: ProviderMessage): Section | undefined {
           : message.content.map(renderBlock).filter((part) => part !== undefined);
       break;
     case "tool":
-      parts = message.results.map(renderResult);
+      parts = message.results.flatMap(renderResult);
       break;
   }
   const body = parts.filter((part) => part !== "").join(SEPARATOR);
@@ -162,8 +163,10 @@ function renderBlock(block: ContentBlock): string | undefined {
   }
 }
 
-function renderResult(result: ToolResult): string {
-  return `[result of ${result.toolCallId}${result.isError ? " (error)" : ""}: ${result.output}]`;
+/** A result, then `[image]` for each image it returned, as user images are rendered. */
+function renderResult(result: ToolResult): string[] {
+  const text = `[result of ${result.toolCallId}${result.isError ? " (error)" : ""}: ${result.output}]`;
+  return [text, ...(result.images ?? []).map(() => "[image]")];
 }
 
 function sectionText(section: Section): string {

@@ -28,6 +28,8 @@ export interface ToolResult {
   name?: string;
   output: string;
   isError?: boolean;
+  /** Images the tool returned (a screenshot), sent with its output where the provider allows. */
+  images?: Array<Extract<UserPart, { type: "image" }>>;
 }
 
 /** One message of a conversation, in a form every adapter translates to its provider's. */

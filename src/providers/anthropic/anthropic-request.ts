@@ -42,7 +42,8 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  *   `reasoning.effort` and `previousResponseId` have no Anthropic form and are ignored (set
  *   `output_config` through `providerOptions` if wanted).
  * - user text and base64 images → `text` and `image` blocks; `tool` messages → a user message
- *   of `tool_result` blocks (`is_error` when the tool failed).
+ *   of `tool_result` blocks (`is_error` when the tool failed); a result with images has a list
+ *   `content`: a `text` block with the output (left out when empty), then one `image` block each.
  * - assistant blocks: `reasoning` with a signature → `thinking` (without one it is dropped: the
  *   API refuses unsigned thinking); `redacted-reasoning` → `redacted_thinking`; `tool-call` →
  *   `tool_use`, or `server_tool_use` for server calls (an input that did not parse, or is not an
@@ -143,11 +144,19 @@ function assistantBlock(block: ContentBlock): ContentBlockParam[] {
   }
 }
 
+/** A result with images gets a list: its output as a text block (when not empty), then the images. */
 function toolResult(result: ToolResult): ToolResultBlockParam {
+  const images = result.images ?? [];
   const block: ToolResultBlockParam = {
     type: "tool_result",
     tool_use_id: result.toolCallId,
-    content: result.output,
+    content:
+      images.length === 0
+        ? result.output
+        : [
+            ...(result.output === "" ? [] : [{ type: "text" as const, text: result.output }]),
+            ...images.map(imageBlock),
+          ],
   };
   if (result.isError) block.is_error = true;
   return block;

@@ -5,7 +5,13 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import type { ContentBlock } from "../assembled-message.js";
-import type { ProviderMessage, ProviderRequest, ToolSpec, UserPart } from "../provider.js";
+import type {
+  ProviderMessage,
+  ProviderRequest,
+  ToolResult,
+  ToolSpec,
+  UserPart,
+} from "../provider.js";
 import { OPENAI_FLAVOURS, type OpenAIFlavourName } from "./flavours.js";
 
 /**
@@ -16,7 +22,11 @@ import { OPENAI_FLAVOURS, type OpenAIFlavourName } from "./flavours.js";
  * - Assistant messages keep their text, refusal and client tool calls (`tool_calls`); server tool
  *   calls and provider blocks are dropped, and reasoning is dropped too, except for flavours with
  *   `echoReasoning` (Moonshot), which get it back as `reasoning_content`.
- * - Tool results become one `role: "tool"` message each.
+ * - Tool results become one `role: "tool"` message each (text only: the API takes no images
+ *   there). Results with images are followed, after every tool message answering the same
+ *   assistant message, by one `role: "user"` message holding them: per result, a text part
+ *   `Images returned by tool call <id>:` and its `image_url` parts with `data:` URLs. Consecutive
+ *   `tool` messages are joined first, so no user message falls between two tool messages.
  * - `maxOutputTokens` goes to the flavour's `maxTokensField`; `reasoning.effort` becomes
  *   `reasoning_effort` only where the flavour takes it; `stream_options.include_usage` is asked for
  *   where the flavour accepts it.
@@ -29,7 +39,9 @@ export function toChatRequest(
   const flavour = OPENAI_FLAVOURS[flavourName];
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(...toChatMessages(message, flavourName));
+  for (const message of joinToolMessages(request.messages)) {
+    messages.push(...toChatMessages(message, flavourName));
+  }
 
   const body: Record<string, unknown> = { model: request.model, messages, stream: true };
   if (flavour.includeUsage) body.stream_options = { include_usage: true };
@@ -46,7 +58,10 @@ export function toChatRequest(
   return body as unknown as ChatCompletionCreateParamsStreaming;
 }
 
-/** One `ProviderMessage` as Chat Completions messages (tool results give one message each). */
+/**
+ * One `ProviderMessage` as Chat Completions messages: tool results give one message each, then
+ * one user message with the images they returned, if any (see `toChatRequest`).
+ */
 export function toChatMessages(
   message: ProviderMessage,
   flavourName: OpenAIFlavourName = "openai",
@@ -64,13 +79,40 @@ export function toChatMessages(
       ];
     case "assistant":
       return [toChatAssistant(message.content, OPENAI_FLAVOURS[flavourName].echoReasoning)];
-    case "tool":
-      return message.results.map((result) => ({
+    case "tool": {
+      const out: ChatCompletionMessageParam[] = message.results.map((result) => ({
         role: "tool",
         tool_call_id: result.toolCallId,
         content: result.output,
       }));
+      const images = toolImagesMessage(message.results);
+      if (images) out.push(images);
+      return out;
+    }
   }
+}
+
+/** Runs of consecutive `tool` messages as one, so their images can follow all of them. */
+function joinToolMessages(messages: readonly ProviderMessage[]): ProviderMessage[] {
+  const out: ProviderMessage[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === "tool" && last?.role === "tool") {
+      out[out.length - 1] = { role: "tool", results: [...last.results, ...message.results] };
+    } else out.push(message);
+  }
+  return out;
+}
+
+/** The user message carrying the images of `results`, each group named by its tool call id. */
+function toolImagesMessage(results: readonly ToolResult[]): ChatCompletionMessageParam | undefined {
+  const parts: ChatCompletionContentPart[] = [];
+  for (const result of results) {
+    if (!result.images || result.images.length === 0) continue;
+    parts.push({ type: "text", text: `Images returned by tool call ${result.toolCallId}:` });
+    for (const image of result.images) parts.push(toChatUserPart(image));
+  }
+  return parts.length === 0 ? undefined : { role: "user", content: parts };
 }
 
 function toChatUserPart(part: UserPart): ChatCompletionContentPart {

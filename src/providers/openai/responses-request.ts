@@ -1,12 +1,20 @@
 import type {
   FunctionTool,
   ResponseCreateParamsStreaming,
+  ResponseFunctionCallOutputItemList,
   ResponseInputContent,
+  ResponseInputImage,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
 import { z } from "zod";
 import type { ContentBlock } from "../assembled-message.js";
-import type { ProviderMessage, ProviderRequest, ToolSpec, UserPart } from "../provider.js";
+import type {
+  ProviderMessage,
+  ProviderRequest,
+  ToolResult,
+  ToolSpec,
+  UserPart,
+} from "../provider.js";
 import { toolArguments } from "./chat-request.js";
 
 /**
@@ -16,7 +24,8 @@ import { toolArguments } from "./chat-request.js";
  *   `previous_response_id`).
  * - Messages become `input` items: user `input_text` / `input_image`, assistant `output_text` and
  *   `refusal` parts, `function_call` items for client tool calls, `function_call_output` items for
- *   tool results, in the order given.
+ *   tool results, in the order given. A result with images has a list `output`: an `input_text`
+ *   part with the output (left out when empty), then one `input_image` part (a `data:` URL) each.
  * - A reasoning block is sent back as its reasoning item only when its signature holds one with
  *   encrypted content (see `decodeResponsesStream`); a `compaction` provider block is sent back as
  *   its item. Other reasoning, server tool calls and provider blocks are dropped: their ids may
@@ -65,13 +74,25 @@ export function toResponsesItems(message: ProviderMessage): ResponseInputItem[] 
       return message.results.map((result) => ({
         type: "function_call_output",
         call_id: result.toolCallId,
-        output: result.output,
+        output: functionOutput(result),
       }));
   }
 }
 
+/** A result's `output`: its text, or a list of its text and images when it has images. */
+function functionOutput(result: ToolResult): string | ResponseFunctionCallOutputItemList {
+  if (!result.images || result.images.length === 0) return result.output;
+  return [
+    ...(result.output === "" ? [] : [{ type: "input_text" as const, text: result.output }]),
+    ...result.images.map(inputImage),
+  ];
+}
+
 function toInputContent(part: UserPart): ResponseInputContent {
-  if (part.type === "text") return { type: "input_text", text: part.text };
+  return part.type === "text" ? { type: "input_text", text: part.text } : inputImage(part);
+}
+
+function inputImage(part: Extract<UserPart, { type: "image" }>): ResponseInputImage {
   return {
     type: "input_image",
     image_url: `data:${part.mediaType};base64,${part.data}`,

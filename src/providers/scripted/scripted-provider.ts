@@ -231,7 +231,9 @@ function requestChars(request: ProviderRequest): number {
   let chars = request.system?.length ?? 0;
   for (const message of request.messages) {
     if (message.role === "tool")
-      for (const result of message.results) chars += result.output.length;
+      for (const result of message.results) {
+        chars += result.output.length + (result.images?.length ?? 0) * 1000;
+      }
     else if (typeof message.content === "string") chars += message.content.length;
     else if (message.role === "assistant")
       chars += messageText({ content: message.content }).length;

@@ -36,8 +36,8 @@ export interface TokenEstimator {
   count(model: string, text: string): number;
   /**
    * Calibrated input tokens of `input`: for a request, the system prompt, each message's text plus
-   * `MESSAGE_OVERHEAD_TOKENS`, `IMAGE_TOKENS` per image and each tool's JSON, times the model's
-   * correction factor, rounded up.
+   * `MESSAGE_OVERHEAD_TOKENS`, `IMAGE_TOKENS` per image (a user's or a tool result's) and each
+   * tool's JSON, times the model's correction factor, rounded up.
    */
   estimate(model: string, input: EstimateInput): number;
   /**
@@ -186,6 +186,7 @@ function countMessage(message: ProviderMessage, count: (text: string) => number)
     let tokens = 0;
     for (const result of message.results) {
       tokens += count(result.output) + count(result.toolCallId) + MESSAGE_OVERHEAD_TOKENS;
+      tokens += (result.images?.length ?? 0) * IMAGE_TOKENS;
     }
     return tokens;
   }

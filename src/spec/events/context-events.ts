@@ -29,6 +29,13 @@ export const chunkSpan = z.strictObject({
 });
 const chunkSpans = z.array(chunkSpan).max(256);
 
+/** A base64 image as a seed carries it: in a user message, or returned by a tool. */
+const seedImage = z.strictObject({
+  type: z.literal("image"),
+  media_type: z.string().min(1).max(100),
+  data: z.string(),
+});
+
 /** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
 export const seedMessage = z.discriminatedUnion("role", [
   z.strictObject({
@@ -38,11 +45,7 @@ export const seedMessage = z.discriminatedUnion("role", [
       z.array(
         z.discriminatedUnion("type", [
           z.strictObject({ type: z.literal("text"), text: z.string().max(10_000_000) }),
-          z.strictObject({
-            type: z.literal("image"),
-            media_type: z.string().min(1).max(100),
-            data: z.string(),
-          }),
+          seedImage,
         ]),
       ),
     ]),
@@ -65,6 +68,8 @@ export const seedMessage = z.discriminatedUnion("role", [
         name: z.string().max(500).optional(),
         output: z.string().max(10_000_000),
         is_error: z.boolean().optional(),
+        /** Images the tool returned (a screenshot); absent in events written before there were any. */
+        images: z.array(seedImage).optional(),
       }),
     ),
     seq,
