@@ -47,6 +47,32 @@ function chromiumPid(workspace: string): number {
   throw new Error("the harness's Chromium is not running");
 }
 
+/** The renderer processes under Chromium `browser` (children of its zygotes, or its own). */
+function renderers(browser: number): number[] {
+  const parent = new Map<number, number>();
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      // A zygote's child rewrites its command line as one string: look for the flag in it.
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("--type=renderer")) {
+        found.push(Number(entry));
+      }
+    } catch {}
+  }
+  const under = (pid: number): boolean => {
+    for (let at = parent.get(pid); at !== undefined && at > 1; at = parent.get(at)) {
+      if (at === browser) return true;
+    }
+    return false;
+  };
+  const ours = found.filter(under);
+  if (ours.length === 0) throw new Error("no renderer of the harness's Chromium is running");
+  return ours;
+}
+
 /** Resolves once the log has a `browser.crashed` event. */
 async function crashLogged(): Promise<EventData<"browser.crashed">> {
   const stop = new AbortController();
@@ -94,6 +120,21 @@ describe("the browser relic's lifecycle", () => {
     ]);
     expect(everything).not.toContain(LOGIN_PASSWORD);
     expect(everything).not.toContain("not-for-the-browser");
+  });
+
+  it("answers a crashed renderer with a typed error, and a navigation loads the page again", async () => {
+    const { tab } = await browser.call("navigate", { url: `${apps.origin}/todo` });
+    browser.takeEvents();
+    for (const pid of renderers(chromiumPid(browser.workspace))) process.kill(pid, "SIGKILL");
+    await browser.nextEvent(/the page crashed/);
+    const error = await browser.fail("snapshot");
+    expect(error.code).toBe("relic.browser.page-crashed");
+    expect(error.message).toContain("crashed");
+    const again = await browser.call("navigate", { url: `${apps.origin}/todo` });
+    // The same tab, with a fresh page in it.
+    expect(again).toMatchObject({ tab, title: "To-do" });
+    expect(browser.takeEvents()).toContain(`[${tab}] tab reopened after its page crashed`);
+    expect((await browser.call("snapshot")).snapshot).toContain('textbox "New to-do"');
   });
 
   it("restarts Chromium after it is killed, tells the agent, and is still signed in", async () => {

@@ -4,6 +4,7 @@ import { RelicError, type RelicErrorOptions } from "../relics/index.js";
 export type BrowserErrorCode =
   | "relic.browser.launch-failed"
   | "relic.browser.crashed"
+  | "relic.browser.page-crashed"
   | "relic.browser.host-not-allowed"
   | "relic.browser.bad-url"
   | "relic.browser.stale-ref"

@@ -117,7 +117,7 @@ const navigate = define({
   async run(p, { session }) {
     const url = session.checkUrl(p.url);
     const ms = p.timeout_ms ?? session.options.timeoutMs;
-    const { tab, page } = await session.activePage();
+    const { tab, page } = await session.activePage(true);
     let status: number | undefined;
     try {
       const response = await within(

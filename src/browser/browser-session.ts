@@ -53,6 +53,10 @@ export class BrowserSession {
   #nextTab = 1;
   #active: string | undefined;
   #closing = false;
+  /** Pages whose renderer died (Playwright can do nothing more with them). */
+  #crashedPages = new WeakSet<Page>();
+  /** The tab a crashed page's replacement takes over, while it opens. */
+  #revivingAs: string | undefined;
   #cookieFile = "";
   crashed: string | undefined;
 
@@ -133,11 +137,33 @@ export class BrowserSession {
     });
   }
 
-  /** The active tab's id and page, opening a blank tab when none is left. */
-  async activePage(): Promise<{ tab: string; page: Page }> {
+  /**
+   * The active tab's id and page, opening a blank tab when none is left. A tab whose renderer
+   * crashed is refused (`relic.browser.page-crashed`), unless `reviving` (a navigation): then the
+   * tab gets a fresh page under the same id.
+   */
+  async activePage(reviving = false): Promise<{ tab: string; page: Page }> {
     this.alive();
     const page = this.#active ? this.#tabs.get(this.#active) : undefined;
-    if (page && !page.isClosed()) return { tab: this.#active as string, page };
+    if (page && !page.isClosed()) {
+      if (this.#crashedPages.has(page) && reviving) {
+        return {
+          tab: this.#active as string,
+          page: await this.#revive(this.#active as string, page),
+        };
+      }
+      if (this.#crashedPages.has(page)) {
+        throw new BrowserError(
+          "relic.browser.page-crashed",
+          `the page in tab ${this.#active} crashed (its renderer died) and shows nothing`,
+          {
+            retryable: true,
+            hint: "Load it again with browser.navigate (the URL you were on), or switch to another tab",
+          },
+        );
+      }
+      return { tab: this.#active as string, page };
+    }
     const opened = await this.#context.newPage();
     const tab = this.#adopt(opened, false);
     this.#active = tab;
@@ -249,16 +275,33 @@ export class BrowserSession {
     await this.#proxy?.close().catch(() => undefined);
   }
 
+  /** Replaces the crashed page of `tab` by a fresh one under the same id. */
+  async #revive(tab: string, crashed: Page): Promise<Page> {
+    this.#revivingAs = tab;
+    let fresh: Page;
+    try {
+      fresh = await this.#context.newPage();
+      this.#adopt(fresh, false);
+    } finally {
+      this.#revivingAs = undefined;
+    }
+    crashed.removeAllListeners("close");
+    await crashed.close({ runBeforeUnload: false }).catch(() => undefined);
+    this.events.push(`[${tab}] tab reopened after its page crashed`);
+    return fresh;
+  }
+
   /** Gives `page` a tab id and wires its events; `popup` when the page opened it itself. */
   #adopt(page: Page, popup: boolean): string {
     const known = this.#ids.get(page);
     if (known) return known;
-    const tab = `t${this.#nextTab++}`;
+    const reviving = this.#revivingAs;
+    const tab = reviving ?? `t${this.#nextTab++}`;
     this.#ids.set(page, tab);
     this.#tabs.set(tab, page);
     this.#active ??= tab;
     const say = (line: string) => this.events.push(`[${tab}] ${line}`);
-    if (popup) {
+    if (popup && reviving === undefined) {
       const opener = page.opener();
       void opener.then(
         (by) =>
@@ -304,7 +347,10 @@ export class BrowserSession {
       }
     });
     page.on("download", (download) => void this.#download(download, say));
-    page.on("crash", () => say("the page crashed (its renderer died); navigate to load it again"));
+    page.on("crash", () => {
+      this.#crashedPages.add(page);
+      say("the page crashed (its renderer died); navigate to load it again");
+    });
     page.on("close", () => {
       say("tab closed");
       this.#tabs.delete(tab);
