@@ -16,17 +16,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assembleAgent } from "../src/app/index.js";
 import type { EventStore } from "../src/log/index.js";
-import {
-  createScriptedProvider,
-  type Provider,
-  type ProviderRequest,
-  type ScriptedTurn,
-} from "../src/providers/index.js";
 import { replayContinuity } from "../src/replay/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import { type EventData, isEvent } from "../src/spec/index.js";
 import { type BrowserApps, startBrowserApps } from "./support/browser-apps/index.js";
-import { routedProvider, SMALL_MODEL, smallCatalogue } from "./support/continuity-run.js";
+import { lastUser, plain, refOf, tool } from "./support/browser-model.js";
+import {
+  answeringProvider,
+  routedProvider,
+  SMALL_MODEL,
+  smallCatalogue,
+} from "./support/continuity-run.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
 const WINDOW = 16_384;
@@ -49,43 +49,12 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
 });
 
-const tool = (id: string, name: string, parameters: object) =>
-  `<action type="tool" mode="sync" id="${id}">${JSON.stringify({ name, parameters })}</action>`;
-
-/** Text as the model reads it, with the JSON escaping of quotes undone. */
-const plain = (text: string) => text.replaceAll('\\"', '"');
-
-/** The ref of the element of `role` named `name` in the last snapshot `text` shows. */
-function refOf(text: string, role: string, name: string): string | undefined {
-  const pattern = new RegExp(`${role} "${name}" \\[(e\\d+)\\]`, "g");
-  return [...plain(text).matchAll(pattern)].at(-1)?.[1];
-}
-
-/** A provider whose every answer `answer` builds from the request it is sent. */
-function answering(answer: (request: ProviderRequest) => ScriptedTurn): Provider {
-  return {
-    name: "scripted",
-    format: "scripted",
-    stream: (request, options) =>
-      createScriptedProvider({ model: SMALL_MODEL, script: [answer(request)] }).stream(
-        request,
-        options,
-      ),
-  };
-}
-
-function lastUser(request: ProviderRequest): string {
-  const message = request.messages.findLast((item) => item.role === "user");
-  if (message?.role !== "user") return "";
-  return typeof message.content === "string" ? message.content : JSON.stringify(message.content);
-}
-
 /**
  * The shopper. Before the handoff it follows the pages (refs read from each snapshot); the step
  * that types the card reports an input near the window, which crosses the trigger. After it, it
  * acts only on what the summary says.
  */
-const shopper = answering((request) => {
+const shopper = answeringProvider((request) => {
   const whole = JSON.stringify(request);
   const last = lastUser(request);
   if (last.includes("Order confirmed")) return "<response>Order A-1001 is placed.</response>";
@@ -137,7 +106,7 @@ const shopper = answering((request) => {
  * browser_summarizer's model: reads the transcript in its request and writes the state the seed
  * asks for, from the newest URL and snapshot there.
  */
-const summarizer = answering((request) => {
+const summarizer = answeringProvider((request) => {
   const transcript = plain(request.system ?? "");
   const url = [...transcript.matchAll(/"url":"([^"]+)"/g)].at(-1)?.[1] ?? "(unknown)";
   const card = /textbox "Card number" \[(e\d+)\] value="(\d*)"/g;

@@ -75,6 +75,24 @@ export function routedProvider(
   };
 }
 
+/**
+ * A provider whose every answer `answer` builds from the request it is sent (it may wait first),
+ * played as one scripted turn.
+ */
+export function answeringProvider(
+  answer: (request: ProviderRequest) => ScriptedTurn | Promise<ScriptedTurn>,
+  model = SMALL_MODEL,
+): Provider {
+  return {
+    name: "scripted",
+    format: "scripted",
+    async *stream(request, options) {
+      const turn = await answer(request);
+      yield* createScriptedProvider({ model, script: [turn] }).stream(request, options);
+    },
+  };
+}
+
 /** A scripted summarizer that answers every call with a structured summary. */
 export function scriptedSummarizer(turns?: readonly ScriptedTurn[]) {
   return createScriptedProvider({
