@@ -10,43 +10,23 @@
  * typed before the handoff. The log replays identically without a browser (in process, with the
  * run's small catalogue: the CLI's replay would price the test model differently).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assembleAgent } from "../src/app/index.js";
-import type { EventStore } from "../src/log/index.js";
-import { replayContinuity } from "../src/replay/index.js";
-import { createAgentRuntime } from "../src/runtime/index.js";
 import { type EventData, isEvent } from "../src/spec/index.js";
-import { type BrowserApps, startBrowserApps } from "./support/browser-apps/index.js";
 import { lastUser, plain, refOf, tool } from "./support/browser-model.js";
-import {
-  answeringProvider,
-  routedProvider,
-  SMALL_MODEL,
-  smallCatalogue,
-} from "./support/continuity-run.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { checkoutStep, openShopWorld, SHOP, type ShopWorld } from "./support/browser-shop.js";
+import { answeringProvider, routedProvider, smallCatalogue } from "./support/continuity-run.js";
+import { readAll } from "./support/transcripts.js";
 
 const WINDOW = 16_384;
 const CARD = "4242424242424242";
 
-let apps: BrowserApps;
-let store: EventStore;
-let cleanup: () => Promise<void>;
-let workspace: string;
+let world: ShopWorld;
 
 beforeAll(async () => {
-  apps = await startBrowserApps();
-  ({ store, cleanup } = await tempStore("spool-browser-handoff-"));
-  workspace = mkdtempSync(join(tmpdir(), "spool-browser-handoff-ws-"));
-  mkdirSync(join(workspace, ".ai", "agents"), { recursive: true });
+  world = await openShopWorld("spool-browser-handoff");
 });
 afterAll(async () => {
-  await cleanup?.();
-  await apps?.close();
-  rmSync(workspace, { recursive: true, force: true });
+  await world?.close();
 });
 
 /**
@@ -69,27 +49,8 @@ const shopper = answeringProvider((request) => {
       tool("x3", "browser.snapshot", {}),
     ].join("");
   }
-  if (last.includes("Buy what is in my cart")) {
-    return `${tool("a1", "browser.navigate", { url: `${apps.origin}/shop` })}${tool("a2", "browser.snapshot", {})}`;
-  }
-  if (last.includes('"title":"Cart"')) {
-    return `${tool("b1", "browser.click", { ref: refOf(last, "button", "Checkout") })}${tool("b2", "browser.snapshot", {})}`;
-  }
-  if (last.includes('"title":"Shipping"')) {
-    return [
-      tool("c1", "browser.type", {
-        ref: refOf(last, "textbox", "Full name"),
-        text: "Ada Lovelace",
-      }),
-      tool("c2", "browser.type", {
-        ref: refOf(last, "textbox", "Address"),
-        text: "12 St James's Square",
-      }),
-      tool("c3", "browser.select", { ref: refOf(last, "combobox", "Country"), values: ["France"] }),
-      tool("c4", "browser.click", { ref: refOf(last, "button", "Continue to payment") }),
-      tool("c5", "browser.snapshot", {}),
-    ].join("");
-  }
+  const before = checkoutStep(last, world.apps.origin);
+  if (before !== undefined) return before;
   if (last.includes('"title":"Payment"')) {
     return {
       text: [
@@ -135,36 +96,15 @@ The payment.</response>`;
 
 describe("a handoff in the middle of the checkout", () => {
   it("finishes from the summary on the same page, without re-navigating or re-typing", async () => {
-    writeFileSync(
-      join(workspace, ".ai", "agents", "shopper.yaml"),
-      `directive: browser\nbrowser:\n  allow_hosts: ["${apps.host}"]\n  events: false\n`,
+    const { store, apps } = world;
+    const result = await world.shop(
+      "Buy what is in my cart.",
+      routedProvider(shopper, summarizer),
+      smallCatalogue(WINDOW),
     );
-    const assembled = assembleAgent({
-      workspace,
-      home: workspace,
-      store,
-      continuity: "shop",
-      env: {},
-      agent: "shopper",
-      provider: routedProvider(shopper, summarizer),
-      model: SMALL_MODEL,
-    });
-    const runtime = createAgentRuntime({
-      store,
-      ...assembled.options,
-      catalogue: smallCatalogue(WINDOW),
-    });
-    const result = await runtime.submit("shop", {
-      text: "Buy what is in my cart.",
-      actor: "ada",
-      origin: "t",
-    });
-    await runtime.settled("shop");
-    await runtime.close();
-    await assembled.close();
     expect(result.status).toBe("completed");
 
-    const events = await readAll(store, "shop");
+    const events = await readAll(store, SHOP);
     const continued = events.filter((event) => isEvent(event, "thread.continued"));
     expect(continued).toHaveLength(1);
     const completed = events.find((event) => isEvent(event, "summary.completed"))!;
@@ -215,35 +155,10 @@ describe("a handoff in the middle of the checkout", () => {
     expect(apps.hits.get("/shop/payment")).toBe(2);
 
     // The log replays identically with no browser: the shop sees no request.
-    const hits = [...apps.hits.values()].reduce((sum, n) => sum + n, 0);
-    const replays: { close(): Promise<void> }[] = [];
-    const report = await replayContinuity({
-      source: store,
-      continuity: "shop",
-      stallMs: 5000,
-      makeRuntime: ({ store: target, provider, intercept }) => {
-        const again = assembleAgent({
-          workspace,
-          home: workspace,
-          store: target,
-          continuity: "shop",
-          env: {},
-          agent: "shopper",
-          provider,
-          model: SMALL_MODEL,
-        });
-        replays.push(again);
-        return createAgentRuntime({
-          store: target,
-          ...again.options,
-          catalogue: smallCatalogue(WINDOW),
-          intercept,
-        });
-      },
-    });
-    for (const again of replays) await again.close();
+    const hits = world.hits();
+    const report = await world.replay(smallCatalogue(WINDOW));
     expect(report.difference).toBeUndefined();
     expect(report.identical).toBe(true);
-    expect([...apps.hits.values()].reduce((sum, n) => sum + n, 0)).toBe(hits);
+    expect(world.hits()).toBe(hits);
   }, 180_000);
 });
