@@ -27,6 +27,7 @@ export {
   type ContextPolicy,
   type DirectiveContext,
   HANDOFF_HEADING,
+  type PageResult,
   type PinnedItem,
   type SeqRange,
   type SummaryItem,

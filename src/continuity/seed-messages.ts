@@ -1,6 +1,6 @@
 import { fromBlockData, toBlockData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import type { ContextMessage, SummaryItem } from "./context-bundle.js";
+import type { ContextMessage, PageResult, SummaryItem } from "./context-bundle.js";
 import { type ChunkSpan, chunkWords, type StreamPosition } from "./source-coverage.js";
 
 /** A message of a continuation's seed, as `handoff.seeded` stores it. */
@@ -30,6 +30,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
         seq,
         turn: entry.turn,
         ...(entry.sources ? { sources: entry.sources.map(spanToData) } : {}),
+        ...pagesToData(entry.pages),
       };
     case "assistant":
       return {
@@ -48,6 +49,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
           ...(result.isError !== undefined ? { is_error: result.isError } : {}),
         })),
         seq,
+        ...pagesToData(entry.pages),
       };
   }
 }
@@ -61,6 +63,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
         ...base,
         turn: data.turn,
         ...(data.sources ? { sources: data.sources.map(spanFromData) } : {}),
+        ...pagesFromData(data.pages),
         message: {
           role: "user",
           content:
@@ -87,6 +90,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
       return {
         ...base,
         turn: false,
+        ...pagesFromData(data.pages),
         message: {
           role: "tool",
           results: data.results.map((result) => ({
@@ -98,6 +102,50 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
         },
       };
   }
+}
+
+type PageResultData = NonNullable<Extract<SeedMessageData, { role: "tool" }>["pages"]>[number];
+
+/** A message's page results in the seed's form (nothing when it holds none). */
+function pagesToData(pages: readonly PageResult[] | undefined): { pages?: PageResultData[] } {
+  if (!pages || pages.length === 0) return {};
+  return {
+    pages: pages.map((page) => ({
+      kind: page.kind,
+      action_id: page.actionId,
+      native: page.native,
+      position: page.position,
+      type: page.type,
+      name: page.name,
+      tab: page.tab,
+      url: page.url,
+      title: page.title,
+      ...(page.diff !== undefined ? { diff: page.diff } : {}),
+      ...(page.artifact !== undefined ? { artifact: page.artifact } : {}),
+      ...(page.mediaType !== undefined ? { media_type: page.mediaType } : {}),
+    })),
+  };
+}
+
+/** A seed message's page results back in the history's form. */
+function pagesFromData(pages: readonly PageResultData[] | undefined): { pages?: PageResult[] } {
+  if (!pages || pages.length === 0) return {};
+  return {
+    pages: pages.map((page) => ({
+      kind: page.kind,
+      actionId: page.action_id,
+      native: page.native,
+      position: page.position,
+      type: page.type,
+      name: page.name,
+      tab: page.tab,
+      url: page.url,
+      title: page.title,
+      ...(page.diff !== undefined ? { diff: page.diff } : {}),
+      ...(page.artifact !== undefined ? { artifact: page.artifact } : {}),
+      ...(page.media_type !== undefined ? { mediaType: page.media_type } : {}),
+    })),
+  };
 }
 
 /** A stored summary link as the compiler's summary item. */

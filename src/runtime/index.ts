@@ -69,6 +69,13 @@ export {
   type StepExecutorScope,
 } from "./inner-action.js";
 export { decide, type RunLimits } from "./loop-decision.js";
+export {
+  DEFAULT_SCREENSHOTS_IN_CONTEXT,
+  PageSlot,
+  pageLine,
+  pageResultOf,
+  supersededPages,
+} from "./page-slot.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export type {

@@ -29,6 +29,29 @@ export const chunkSpan = z.strictObject({
 });
 const chunkSpans = z.array(chunkSpan).max(256);
 
+/**
+ * A browser page result a carried message holds whole (a snapshot, a screenshot): a later one in
+ * the continuation replaces it by one line of history.
+ */
+const pageResult = z.strictObject({
+  kind: z.enum(["snapshot", "screenshot"]),
+  action_id: z.string().min(1).max(500),
+  native: z.boolean(),
+  position: z.number().int().nonnegative(),
+  type: z.string().min(1).max(100),
+  name: z.string().min(1).max(500),
+  tab: z.string().max(100),
+  url: z.string().max(100_000),
+  title: z.string().max(100_000),
+  diff: z.boolean().optional(),
+  artifact: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  media_type: z.string().min(1).max(100).optional(),
+});
+const pageResults = z.array(pageResult).max(1000);
+
 /** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
 export const seedMessage = z.discriminatedUnion("role", [
   z.strictObject({
@@ -51,6 +74,8 @@ export const seedMessage = z.discriminatedUnion("role", [
     turn: z.boolean(),
     /** For a source's delivery turn: the chunks it delivers. */
     sources: chunkSpans.optional(),
+    /** The browser page results its results text holds whole. */
+    pages: pageResults.optional(),
   }),
   z.strictObject({
     role: z.literal("assistant"),
@@ -68,6 +93,8 @@ export const seedMessage = z.discriminatedUnion("role", [
       }),
     ),
     seq,
+    /** The browser page results its tool results hold whole. */
+    pages: pageResults.optional(),
   }),
 ]);
 
