@@ -203,14 +203,23 @@ function expectedResults(planned: Planned[][], gone: Set<string>): ProviderMessa
           status: "failed",
           error: { code: "relic.browser.crashed", message: "gone" },
         };
+  const image = (one: Planned) => ({
+    type: "image" as const,
+    mediaType: "image/png",
+    data: "",
+    artifact: hash(one.page!),
+  });
+  const imaged = (one: Planned) =>
+    one.act.kind === "screenshot" && one.output !== undefined && !gone.has(one.id);
   const messages: ProviderMessage[] = [];
   for (const acts of planned) {
     const native = acts.filter((one) => one.act.native).map(shown);
     const text = acts.filter((one) => !one.act.native).map(shown);
+    const images = acts.filter((one) => !one.act.native && imaged(one)).map(image);
     if (native.length > 0) {
       messages.push({
         role: "tool",
-        results: native.map((action) => ({
+        results: native.map((action, index) => ({
           toolCallId: action.id,
           name: action.name.replace(".", "_"),
           output:
@@ -220,11 +229,18 @@ function expectedResults(planned: Planned[][], gone: Set<string>): ProviderMessa
                 : JSON.stringify(action.output)
               : `${action.error!.code}: ${action.error!.message}`,
           isError: action.status !== "succeeded",
+          ...(imaged(acts.filter((one) => one.act.native)[index]!)
+            ? { images: [image(acts.filter((one) => one.act.native)[index]!)] }
+            : {}),
         })),
       });
     }
     if (text.length > 0 || native.length === 0) {
-      messages.push({ role: "user", content: formatActionResults(text, [], false) });
+      const results = formatActionResults(text, [], false);
+      messages.push({
+        role: "user",
+        content: images.length > 0 ? [{ type: "text", text: results }, ...images] : results,
+      });
     }
   }
   return messages;
@@ -236,8 +252,10 @@ function resultsOf(messages: readonly ProviderMessage[]): ProviderMessage[] {
     (message) =>
       message.role === "tool" ||
       (message.role === "user" &&
-        typeof message.content === "string" &&
-        (message.content.startsWith("<action_results>") || message.content === "<continue/>")),
+        (typeof message.content === "string"
+          ? message.content.startsWith("<action_results>") || message.content === "<continue/>"
+          : message.content[0]?.type === "text" &&
+            message.content[0].text.startsWith("<action_results>"))),
   );
 }
 
@@ -290,6 +308,11 @@ describe("the browser's current page slot", () => {
             text.includes(`heading \\\\\\"P${one.page}\\\\\\"`),
           );
           expect(shownWhole.map((one) => one.id)).toEqual(whole.slice(-1).map((one) => one.id));
+          // At most N images: the newest N screenshots.
+          const shots = planned.flat().filter((one) => one.act.kind === "screenshot");
+          const images = [...text.matchAll(/"artifact":"([0-9a-f]{64})"/g)].map((m) => m[1]).sort();
+          const newest = shots.slice(shots.length - Math.min(screenshots, shots.length));
+          expect(images).toEqual(newest.map((one) => hash(one.page!)).sort());
         },
       ),
       { numRuns: 300 },
@@ -319,6 +342,29 @@ describe("the browser's current page slot", () => {
     expect(shrunk!.revised).toBe(second!.seq);
     expect(shrunk!.pages).toBeUndefined();
     expect(JSON.stringify(second!.message)).toContain("file 2 &lt;b>");
+  });
+
+  it("counts the images it attaches toward the context's tokens", () => {
+    const planned = plan([
+      [{ kind: "screenshot", native: false }],
+      [{ kind: "screenshot", native: true }],
+    ]);
+    const tokens = (screenshots: number) => {
+      const history = new ThreadHistory("t1", { screenshots });
+      history.apply(event("run.started", { input: "Look." }, { kind: "thread", id: "t1" }));
+      planned.forEach((acts, index) => {
+        for (const one of stepEvents("t1", index, acts)) history.apply(one);
+      });
+      return compileContext(
+        history.view(),
+        { name: "browser", system: "s" },
+        { model: MODEL, budget: 100_000 },
+        estimator,
+      ).tokens;
+    };
+    // Each image costs IMAGE_TOKENS (1,600) raw; the lines that replace them cost far less.
+    expect(tokens(1) - tokens(0)).toBeGreaterThan(1_400);
+    expect(tokens(2) - tokens(1)).toBeGreaterThan(1_400);
   });
 
   it("sends the whole context instead of continuing from a cursor whose conversation holds a shrunk message", () => {

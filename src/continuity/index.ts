@@ -59,6 +59,7 @@ export {
   logInputCuts,
   type PlannedCut,
   planInputCuts,
+  userText,
 } from "./input-cuts.js";
 export {
   type ChunkSpanData,

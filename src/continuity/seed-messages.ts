@@ -1,4 +1,4 @@
-import { fromBlockData, toBlockData } from "../providers/index.js";
+import { fromBlockData, toBlockData, type UserPart } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, PageResult, SummaryItem } from "./context-bundle.js";
 import { type ChunkSpan, chunkWords, type StreamPosition } from "./source-coverage.js";
@@ -25,7 +25,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
             : message.content.map((part) =>
                 part.type === "text"
                   ? { type: "text" as const, text: part.text }
-                  : { type: "image" as const, media_type: part.mediaType, data: part.data },
+                  : imageToData(part),
               ),
         seq,
         turn: entry.turn,
@@ -47,6 +47,7 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
           ...(result.name !== undefined ? { name: result.name } : {}),
           output: result.output,
           ...(result.isError !== undefined ? { is_error: result.isError } : {}),
+          ...(result.images ? { images: result.images.map(imageToData) } : {}),
         })),
         seq,
         ...pagesToData(entry.pages),
@@ -72,7 +73,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
               : data.content.map((part) =>
                   part.type === "text"
                     ? { type: "text" as const, text: part.text }
-                    : { type: "image" as const, mediaType: part.media_type, data: part.data },
+                    : imageFromData(part),
                 ),
         },
       };
@@ -98,10 +99,35 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
             ...(result.name !== undefined ? { name: result.name } : {}),
             output: result.output,
             ...(result.is_error !== undefined ? { isError: result.is_error } : {}),
+            ...(result.images ? { images: result.images.map(imageFromData) } : {}),
           })),
         },
       };
   }
+}
+
+type ImagePart = Extract<UserPart, { type: "image" }>;
+type ImageData = Extract<
+  Extract<SeedMessageData, { role: "user" }>["content"],
+  readonly unknown[]
+>[number] & { type: "image" };
+
+function imageToData(part: ImagePart): ImageData {
+  return {
+    type: "image",
+    media_type: part.mediaType,
+    data: part.data,
+    ...(part.artifact !== undefined ? { artifact: part.artifact } : {}),
+  };
+}
+
+function imageFromData(part: ImageData): ImagePart {
+  return {
+    type: "image",
+    mediaType: part.media_type,
+    data: part.data,
+    ...(part.artifact !== undefined ? { artifact: part.artifact } : {}),
+  };
 }
 
 type PageResultData = NonNullable<Extract<SeedMessageData, { role: "tool" }>["pages"]>[number];

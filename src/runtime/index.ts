@@ -36,6 +36,7 @@ export {
   runAgentStep,
   type StepScope,
 } from "./agent-step.js";
+export { resolveImages, withArtifactImages } from "./artifact-images.js";
 export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
 export { pinId } from "./continuity-actions.js";
 export {
@@ -72,6 +73,7 @@ export { decide, type RunLimits } from "./loop-decision.js";
 export {
   DEFAULT_SCREENSHOTS_IN_CONTEXT,
   PageSlot,
+  pageImage,
   pageLine,
   pageResultOf,
   supersededPages,

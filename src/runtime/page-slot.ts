@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ContextMessage, PageResult } from "../continuity/index.js";
-import type { ProviderMessage } from "../providers/index.js";
+import type { ProviderMessage, UserPart } from "../providers/index.js";
 import { type ReportedAction, replaceResultText, resultOpening } from "./action-results.js";
 
 /** Screenshots a thread's context holds as images when the manifest says nothing. */
@@ -49,6 +49,16 @@ export function pageResultOf(
   if (!parsed.success) return undefined;
   const { tab, url, title, artifact, media_type: mediaType } = parsed.data;
   return { kind, ...base, tab, url, title, artifact, mediaType };
+}
+
+/** A screenshot's image as a request refers to it: by artifact, read in right before the call. */
+export function pageImage(page: PageResult): Extract<UserPart, { type: "image" }> {
+  return {
+    type: "image",
+    mediaType: page.mediaType ?? "image/png",
+    data: "",
+    artifact: page.artifact ?? "",
+  };
 }
 
 /**
@@ -164,11 +174,15 @@ export function shrinkPages(
         const page = gone.find((one) => one.native && one.actionId === result.toolCallId);
         if (!page) return result;
         nextWholes.delete(result.toolCallId);
-        return { ...result, output: pageLine(page) };
+        const { images: _images, ...rest } = result;
+        return { ...rest, output: pageLine(page) };
       }),
     };
-  } else if (message.role === "user" && typeof message.content === "string") {
-    let content = message.content;
+  } else if (message.role === "user") {
+    const parts: UserPart[] =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content }]
+        : [...message.content];
     let whole = nextWholes.get("");
     for (const page of gone) {
       if (page.native) continue;
@@ -178,9 +192,24 @@ export function shrinkPages(
         name: page.name,
         status: "succeeded",
       });
-      content = replaceResultText(content, opening, pageLine(page)) ?? content;
-      if (whole !== undefined) whole = replaceResultText(whole, opening, pageLine(page)) ?? whole;
+      const line = pageLine(page);
+      const at = parts.findIndex((part) => part.type === "text" && part.text.includes(opening));
+      const text = parts[at];
+      if (text?.type === "text") {
+        parts[at] = {
+          type: "text",
+          text: replaceResultText(text.text, opening, line) ?? text.text,
+        };
+      }
+      if (whole !== undefined) whole = replaceResultText(whole, opening, line) ?? whole;
+      const image = parts.findIndex(
+        (part) =>
+          part.type === "image" && part.artifact !== undefined && part.artifact === page.artifact,
+      );
+      if (page.kind === "screenshot" && image >= 0) parts.splice(image, 1);
     }
+    const only = parts.length === 1 ? parts[0] : undefined;
+    const content = only?.type === "text" ? only.text : parts;
     message = { role: "user", content };
     if (whole !== undefined) {
       if (whole === content) nextWholes.delete("");

@@ -9,7 +9,7 @@ import {
   toolResultText,
 } from "./action-results.js";
 import { nativeToolName } from "./native-tools.js";
-import { pageResultOf } from "./page-slot.js";
+import { pageImage, pageResultOf } from "./page-slot.js";
 
 /** What one step left in the log: its model message and its actions' outcomes. */
 export interface StepRecord {
@@ -84,6 +84,7 @@ export function resultMessages(record: StepRecord | undefined): ResultMessage[] 
         name: nativeToolName(action.name),
         output: toolResultText(action),
         isError: action.status !== "succeeded",
+        ...(page?.kind === "screenshot" ? { images: [pageImage(page)] } : {}),
       });
     } else {
       reported.push(action);
@@ -103,10 +104,13 @@ export function resultMessages(record: StepRecord | undefined): ResultMessage[] 
     });
   }
   if (reported.length > 0 || record.protocolErrors.length > 0 || results.length === 0) {
+    const text = formatActionResults(reported, record.protocolErrors, record.interrupted);
+    // A screenshot reaches the model as an image after the results text.
+    const images = textPages.filter((page) => page.kind === "screenshot").map(pageImage);
     messages.push({
       message: {
         role: "user",
-        content: formatActionResults(reported, record.protocolErrors, record.interrupted),
+        content: images.length > 0 ? [{ type: "text", text }, ...images] : text,
       },
       ...(textPages.length > 0 ? { pages: textPages } : {}),
     });

@@ -12,12 +12,22 @@ import {
   spanFromData,
   summaryFromData,
   type ThreadView,
+  userText,
 } from "../continuity/index.js";
 import type { ContentBlock, ProviderCursor, ProviderMessage } from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 import { PageSlot } from "./page-slot.js";
 import { applyOutcome, resultMessages, type StepRecord, wholeResults } from "./step-results.js";
+
+/** The `screenshots` of a history's start from the runtime's options (nothing when unset). */
+export function screenshotsOf(options: { screenshotsInContext?: number }): {
+  screenshots?: number;
+} {
+  return options.screenshotsInContext !== undefined
+    ? { screenshots: options.screenshotsInContext }
+    : {};
+}
 
 /** A thread's provider cursor, with the seq of the `message.completed` that carried it. */
 export interface ThreadCursor extends ProviderCursor {
@@ -285,9 +295,16 @@ export class ThreadHistory {
             : result,
         ),
       };
-    } else if (message.role === "user" && typeof message.content === "string") {
-      before = message.content;
-      next = { role: "user", content: cutInputText(message.content, cut) };
+    } else if (message.role === "user" && userText(message.content) !== undefined) {
+      before = userText(message.content)!;
+      const text = cutInputText(before, cut);
+      next = {
+        role: "user",
+        content:
+          typeof message.content === "string"
+            ? text
+            : [{ type: "text", text }, ...message.content.slice(1)],
+      };
     } else {
       return;
     }

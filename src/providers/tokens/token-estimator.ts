@@ -186,6 +186,7 @@ function countMessage(message: ProviderMessage, count: (text: string) => number)
     let tokens = 0;
     for (const result of message.results) {
       tokens += count(result.output) + count(result.toolCallId) + MESSAGE_OVERHEAD_TOKENS;
+      tokens += (result.images?.length ?? 0) * IMAGE_TOKENS;
     }
     return tokens;
   }

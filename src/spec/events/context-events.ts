@@ -52,6 +52,17 @@ const pageResult = z.strictObject({
 });
 const pageResults = z.array(pageResult).max(1000);
 
+/** An image of a carried message: its bytes, or the artifact that holds them (a screenshot). */
+const seedImage = z.strictObject({
+  type: z.literal("image"),
+  media_type: z.string().min(1).max(100),
+  data: z.string(),
+  artifact: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+});
+
 /** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
 export const seedMessage = z.discriminatedUnion("role", [
   z.strictObject({
@@ -61,11 +72,7 @@ export const seedMessage = z.discriminatedUnion("role", [
       z.array(
         z.discriminatedUnion("type", [
           z.strictObject({ type: z.literal("text"), text: z.string().max(10_000_000) }),
-          z.strictObject({
-            type: z.literal("image"),
-            media_type: z.string().min(1).max(100),
-            data: z.string(),
-          }),
+          seedImage,
         ]),
       ),
     ]),
@@ -90,6 +97,7 @@ export const seedMessage = z.discriminatedUnion("role", [
         name: z.string().max(500).optional(),
         output: z.string().max(10_000_000),
         is_error: z.boolean().optional(),
+        images: z.array(seedImage).max(100).optional(),
       }),
     ),
     seq,
