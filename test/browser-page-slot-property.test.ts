@@ -1,8 +1,15 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileContext, messageToSeed } from "../src/continuity/index.js";
-import type { ProviderMessage } from "../src/providers/index.js";
+import {
+  compileContext,
+  mergeUserMessages,
+  messageTokens,
+  messageToSeed,
+  planInputCuts,
+  textTokens,
+} from "../src/continuity/index.js";
+import type { ProviderMessage, UserPart } from "../src/providers/index.js";
 import { createModelCatalogue } from "../src/providers/models/index.js";
 import { createTokenEstimator } from "../src/providers/tokens/index.js";
 import {
@@ -365,6 +372,111 @@ describe("the browser's current page slot", () => {
     // Each image costs IMAGE_TOKENS (1,600) raw; the lines that replace them cost far less.
     expect(tokens(1) - tokens(0)).toBeGreaterThan(1_400);
     expect(tokens(2) - tokens(1)).toBeGreaterThan(1_400);
+  });
+
+  it("composes with input cuts: a cut keeps a results message's images, and a later page shrinks what the cut left", () => {
+    const big = (page: number) => ({ text: `${"x".repeat(40_000)} ${page}` });
+    const history = new ThreadHistory("t1");
+    history.apply(event("run.started", { input: "Look." }, { kind: "thread", id: "t1" }));
+    const first: Planned[] = [
+      { id: "r1", act: { kind: "other", native: false }, name: "fs.read", output: big(1) },
+      ...plan([[{ kind: "screenshot", native: false }]])[0]!.map((one) => ({ ...one, id: "s1" })),
+      {
+        id: "n1",
+        act: { kind: "snapshot", native: true },
+        name: "browser.snapshot",
+        page: 7,
+        output: { tab: "t1", url: url(7), title: "Page 7", snapshot: "y".repeat(40_000) },
+      },
+    ];
+    for (const one of stepEvents("t1", 0, first)) history.apply(one);
+    const counts = {
+      message: messageTokens(estimator, MODEL),
+      text: (text: string) => textTokens(estimator, MODEL, text),
+    };
+    const cuts = planInputCuts(history.view(), 1_000, counts, (entry, id) =>
+      history.whole(entry, id),
+    );
+    expect(cuts.map((cut) => cut.role).sort()).toEqual(["tool", "user"]);
+    for (const cut of cuts) {
+      history.apply(
+        event(
+          "context.input-cut",
+          {
+            seq: cut.seq,
+            role: cut.role,
+            ...(cut.toolCallId ? { tool_call_id: cut.toolCallId } : {}),
+            chars: cut.text.length,
+            tokens: cut.tokens,
+            limit: cut.limit,
+            kept_chars: cut.keptChars,
+            artifact: { hash: "a".repeat(64), size: 1, media_type: "text/plain" },
+          },
+          { kind: "thread", id: "t1" },
+        ),
+      );
+    }
+    const cutText = history.view().messages.at(-1)!;
+    const parts = (cutText.message as { content: UserPart[] }).content;
+    expect(parts[0]).toMatchObject({ type: "text", text: expect.stringContaining("[input cut:") });
+    expect(parts.slice(1)).toEqual([
+      { type: "image", mediaType: "image/png", data: "", artifact: hash(1) },
+    ]);
+    const cutTool = history.view().messages.at(-2)!;
+    expect(JSON.stringify(cutTool.message)).toContain("[input cut:");
+
+    // A later snapshot and screenshot: the cut snapshot becomes its line, the cut text loses
+    // the old image (the screenshot's result was past the cut) and its whole text names it.
+    const later = plan([
+      [
+        { kind: "other", native: false },
+        { kind: "snapshot", native: false },
+        { kind: "screenshot", native: false },
+      ],
+    ])[0]!.map((one, index) => ({ ...one, id: `l${index}`, page: 10 + index }));
+    for (const one of stepEvents("t1", 1, later)) history.apply(one);
+    const [, , tool, text] = history.view().messages;
+    expect(tool!.message).toMatchObject({
+      role: "tool",
+      results: [
+        {
+          output: `[browser.snapshot of ${url(7)} "Page 7" (tab t1): superseded by a later snapshot]`,
+        },
+      ],
+    });
+    expect(history.whole(tool!, "n1")).toBeUndefined();
+    const content = (text!.message as { content: unknown }).content;
+    expect(typeof content).toBe("string");
+    expect(content).toContain("[input cut:");
+    expect(history.whole(text!)).toContain(
+      `[screenshot of ${url(1)} "Page 1" (tab t1), artifact ${hash(1)}: replaced by a later screenshot]`,
+    );
+  });
+
+  it("merges consecutive user messages with images into one of their parts", () => {
+    const image = { type: "image" as const, mediaType: "image/png", data: "", artifact: hash(1) };
+    expect(
+      mergeUserMessages([
+        { role: "user", content: "a" },
+        { role: "user", content: [{ type: "text", text: "b" }, image] },
+        { role: "user", content: "c" },
+        { role: "assistant", content: "d" },
+        { role: "user", content: "e" },
+        { role: "user", content: "f" },
+      ]),
+    ).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+          image,
+          { type: "text", text: "c" },
+        ],
+      },
+      { role: "assistant", content: "d" },
+      { role: "user", content: "e\n\nf" },
+    ]);
   });
 
   it("sends the whole context instead of continuing from a cursor whose conversation holds a shrunk message", () => {
