@@ -7,6 +7,7 @@ import {
   messageTokens,
   messageToSeed,
   planInputCuts,
+  renderTranscript,
   textTokens,
 } from "../src/continuity/index.js";
 import type { ProviderMessage, UserPart } from "../src/providers/index.js";
@@ -349,6 +350,11 @@ describe("the browser's current page slot", () => {
     expect(shrunk!.revised).toBe(second!.seq);
     expect(shrunk!.pages).toBeUndefined();
     expect(JSON.stringify(second!.message)).toContain("file 2 &lt;b>");
+    // A handoff's summarizer reads the thread as the context holds it: the first page as its line.
+    const transcript = renderTranscript(history.view().messages.map((entry) => entry.message));
+    expect(transcript).toContain(`[browser.snapshot of ${url(1)} "Page 1" (tab t1): superseded`);
+    expect(transcript).not.toContain('heading \\"P1\\"');
+    expect(transcript).toContain('heading \\"P3\\"');
   });
 
   it("counts the images it attaches toward the context's tokens", () => {
