@@ -110,10 +110,13 @@ function oracleSuperseded(planned: Planned[][], screenshots: number): Set<string
   return gone;
 }
 
-function line(one: Planned): string {
+function line(one: Planned, none: boolean): string {
   const page = one.page!;
   if (one.act.kind === "screenshot") {
-    return `[screenshot of ${url(page)} "Page ${page}" (tab t1), artifact ${hash(page)}: replaced by a later screenshot]`;
+    const why = none
+      ? "not kept in the context (browser.screenshots_in_context is 0)"
+      : "replaced by a later screenshot";
+    return `[screenshot of ${url(page)} "Page ${page}" (tab t1), artifact ${hash(page)}: ${why}]`;
   }
   const diff = one.act.kind === "diff" ? " (diff)" : "";
   return `[browser.snapshot${diff} of ${url(page)} "Page ${page}" (tab t1): superseded by a later snapshot]`;
@@ -194,7 +197,11 @@ function stepEvents(thread: string, index: number, acts: Planned[]): SpoolEvent[
 }
 
 /** The result messages the compiled request must hold, in order, built apart from the history. */
-function expectedResults(planned: Planned[][], gone: Set<string>): ProviderMessage[] {
+function expectedResults(
+  planned: Planned[][],
+  gone: Set<string>,
+  screenshots: number,
+): ProviderMessage[] {
   const shown = (one: Planned): ReportedAction =>
     one.output
       ? {
@@ -202,7 +209,7 @@ function expectedResults(planned: Planned[][], gone: Set<string>): ProviderMessa
           type: "tool",
           name: one.name,
           status: "succeeded",
-          output: gone.has(one.id) ? line(one) : one.output,
+          output: gone.has(one.id) ? line(one, screenshots === 0) : one.output,
         }
       : {
           id: one.id,
@@ -308,7 +315,7 @@ describe("the browser's current page slot", () => {
           }
           const gone = oracleSuperseded(planned, screenshots);
           const messages = compiled(history);
-          expect(resultsOf(messages)).toEqual(expectedResults(planned, gone));
+          expect(resultsOf(messages)).toEqual(expectedResults(planned, gone, screenshots));
           // Exactly one whole snapshot that is not a diff: the newest.
           const text = JSON.stringify(messages);
           const whole = planned.flat().filter((one) => one.act.kind === "snapshot");

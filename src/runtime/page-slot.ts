@@ -63,13 +63,18 @@ export function pageImage(page: PageResult): Extract<UserPart, { type: "image" }
 
 /**
  * The one line of history an earlier page result is replaced by, e.g.
- * `[browser.snapshot of http://shop.test/cart "Cart" (tab t1): superseded by a later snapshot]`.
+ * `[browser.snapshot of http://shop.test/cart "Cart" (tab t1): superseded by a later snapshot]`;
+ * `later` false for a screenshot left out because `screenshots_in_context` is 0.
  */
-export function pageLine(page: PageResult): string {
+export function pageLine(page: PageResult, later = true): string {
   const where = `${page.url} ${JSON.stringify(page.title)} (tab ${page.tab})`;
-  return page.kind === "snapshot"
-    ? `[${page.name}${page.diff ? " (diff)" : ""} of ${where}: superseded by a later snapshot]`
-    : `[screenshot of ${where}, artifact ${page.artifact}: replaced by a later screenshot]`;
+  if (page.kind === "snapshot") {
+    return `[${page.name}${page.diff ? " (diff)" : ""} of ${where}: superseded by a later snapshot]`;
+  }
+  const why = later
+    ? "replaced by a later screenshot"
+    : "not kept in the context (browser.screenshots_in_context is 0)";
+  return `[screenshot of ${where}, artifact ${page.artifact}: ${why}]`;
 }
 
 /**
@@ -139,10 +144,12 @@ export class PageSlot {
       .map(({ page }) => page);
     const superseded = supersededPages(pages, this.#screenshots);
     if (superseded.size === 0) return;
+    const lines = new Map<PageResult, string>();
+    for (const page of superseded) lines.set(page, pageLine(page, this.#screenshots > 0));
     for (const index of this.#holders) {
       const entry = messages[index]!;
       if (!entry.pages?.some((page) => superseded.has(page))) continue;
-      const next = shrinkPages(entry, superseded, seq, wholes.get(entry));
+      const next = shrinkPages(entry, lines, seq, wholes.get(entry));
       if (next.wholes.size > 0) wholes.set(next.entry, next.wholes);
       messages[index] = next.entry;
     }
@@ -151,14 +158,14 @@ export class PageSlot {
 }
 
 /**
- * `entry` with each of its page results in `shrink` replaced by its line (`pageLine`): a native
+ * `entry` with each of its page results in `shrink` replaced by the line it maps to: a native
  * call's output, or that action's `<result>` text in the results text (the other results stay as
  * they are). A result a cut left only the start of stays cut. Returns the new entry and its whole
  * texts (those of `wholes` still true of it). Pure.
  */
 export function shrinkPages(
   entry: ContextMessage,
-  shrink: ReadonlySet<PageResult>,
+  shrink: ReadonlyMap<PageResult, string>,
   seq: number,
   wholes: ReadonlyMap<string, string> | undefined,
 ): { entry: ContextMessage; wholes: Map<string, string> } {
@@ -175,7 +182,7 @@ export function shrinkPages(
         if (!page) return result;
         nextWholes.delete(result.toolCallId);
         const { images: _images, ...rest } = result;
-        return { ...rest, output: pageLine(page) };
+        return { ...rest, output: shrink.get(page)! };
       }),
     };
   } else if (message.role === "user") {
@@ -192,7 +199,7 @@ export function shrinkPages(
         name: page.name,
         status: "succeeded",
       });
-      const line = pageLine(page);
+      const line = shrink.get(page)!;
       const at = parts.findIndex((part) => part.type === "text" && part.text.includes(opening));
       const text = parts[at];
       if (text?.type === "text") {
