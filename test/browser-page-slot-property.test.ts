@@ -19,7 +19,7 @@ import {
   stepRequest,
   ThreadHistory,
 } from "../src/runtime/index.js";
-import type { SpoolEvent } from "../src/spec/index.js";
+import { EVENT_CATALOG, type SpoolEvent } from "../src/spec/index.js";
 
 const MODEL = "claude-sonnet-4-5";
 const estimator = createTokenEstimator({ catalogue: createModelCatalogue() });
@@ -301,14 +301,18 @@ describe("the browser's current page slot", () => {
           if (split < planned.length) {
             // A handoff carries every message so far: the continuation goes on from the seed.
             const trailing = history.view().messages.map(messageToSeed);
+            const seeded = {
+              from: "t1",
+              mode: "trailing-only",
+              summaries: [],
+              trailing,
+              resume: false,
+              tokens: { summary: 0, trailing: 1 },
+            };
+            // What the handoff logs passes the catalog (its page results and image references).
+            expect(EVENT_CATALOG["handoff.seeded"].schema.safeParse(seeded).success).toBe(true);
             history = history.successor("t1.c1");
-            history.apply(
-              event(
-                "handoff.seeded",
-                { from: "t1", summaries: [], trailing, resume: false },
-                { kind: "thread", id: "t1.c1" },
-              ),
-            );
+            history.apply(event("handoff.seeded", seeded, { kind: "thread", id: "t1.c1" }));
             planned.slice(split).forEach((acts, index) => {
               for (const one of stepEvents("t1.c1", index, acts)) history.apply(one);
             });
