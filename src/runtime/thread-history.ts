@@ -59,8 +59,10 @@ export interface HistoryStart {
 /**
  * The conversation of one thread as a fold over its events: user turns (from `run.started`), each
  * step's model message (`message.completed`), and, after every `loop.decided: continue`, the
- * step's action results and errors as the next message. Live runs, resume and replay all build
- * the model's messages with this fold, so they agree by construction.
+ * step's action results and errors as the next message (a screenshot's image with them). It keeps
+ * the browser's current-page slot (`PageSlot`): earlier snapshots, and screenshots beyond the
+ * newest `screenshots`, become a line of history as later ones arrive. Live runs, resume and
+ * replay all build the model's messages with this fold, so they agree by construction.
  *
  * Contract: `apply` takes the continuity's events in seq order (events of other threads are
  * ignored); `turnText` must know every turn a `run.started` names (feed `turn.added` events
