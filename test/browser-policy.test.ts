@@ -32,7 +32,18 @@ describe("the browser section", () => {
       dialogs: "dismiss",
       secrets: [],
       events: true,
+      screenshotsInContext: 1,
     });
+    expect(parseBrowserOptions({ screenshots_in_context: 0 })!.screenshotsInContext).toBe(0);
+    expect(parseBrowserOptions({ screenshots_in_context: 10 })!.screenshotsInContext).toBe(10);
+  });
+
+  it("takes screenshots_in_context as a whole number from 0 to 10", () => {
+    for (const bad of [11, -1, 1.5, "2"]) {
+      expect(() => parseBrowserOptions({ screenshots_in_context: bad })).toThrow(
+        /browser\.screenshots_in_context: screenshots_in_context must be a whole number from 0 to 10, e\.g\. screenshots_in_context: 1/,
+      );
+    }
   });
 
   it("names every bad field and how to fix it", () => {

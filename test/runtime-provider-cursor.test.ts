@@ -140,4 +140,59 @@ describe("provider cursors on OpenAI Responses", () => {
     expect(server.requests).toHaveLength(5);
     expect(weather.calls).toHaveLength(1);
   });
+
+  it("sends the whole context, not the cursor, once a newer browser snapshot shrank one the provider holds", async () => {
+    let page = 0;
+    const snapshot = recordingTool("browser.snapshot", () => {
+      page += 1;
+      return {
+        tab: "t1",
+        url: `http://127.0.0.1:8080/p${page}`,
+        title: `Page ${page}`,
+        snapshot: `main:\n  heading "Page ${page}"`,
+        truncated: false,
+      };
+    });
+    const agent = agentSpec("gpt-4.1", [snapshot.tool]);
+    const provider = createOpenAIResponsesProvider({
+      apiKey: KEY,
+      baseURL: server.url,
+      env: {},
+      transport: { maxAttempts: 1 },
+    });
+    server.answer(
+      { call: { id: "call_s1", name: "browser_snapshot", args: "{}" } },
+      { call: { id: "call_s2", name: "browser_snapshot", args: "{}" } },
+      { text: FINAL("Page 2 is open.") },
+    );
+    const runtime = createAgentRuntime({ store, provider, agent });
+    const result = await runtime.submit(continuity, { text: "Look.", actor: "ada", origin: "t" });
+    await runtime.close();
+    expect(result).toMatchObject({ status: "completed", steps: 3 });
+    const [, continued, whole] = server.requests;
+    // The first snapshot was new to the provider: the step continues from resp_1.
+    expect(continued!.previous_response_id).toBe("resp_1");
+    // The second shrank the first, which resp_2's conversation holds whole: all is sent again,
+    // with the first snapshot as its line of history.
+    expect(whole!.previous_response_id).toBeUndefined();
+    const outputs = whole!.input
+      .filter((item) => item.type === "function_call_output")
+      .map((item) => String(item.output));
+    expect(outputs).toHaveLength(2);
+    expect(outputs[0]).toBe(
+      '[browser.snapshot of http://127.0.0.1:8080/p1 "Page 1" (tab t1): superseded by a later snapshot]',
+    );
+    expect(outputs[1]).toContain('heading \\"Page 2\\"');
+    const events = await readAll(store, continuity);
+    const cursors = ofType(events, "context.compiled").map((event) => dataOf(event).cursor);
+    expect(cursors).toEqual([
+      undefined,
+      expect.objectContaining({ previous_response_id: "resp_1" }),
+      undefined,
+    ]);
+    const report = await replay(store, continuity, agent);
+    expect(report.difference).toBeUndefined();
+    expect(report.identical).toBe(true);
+    expect(snapshot.calls).toHaveLength(2);
+  });
 });

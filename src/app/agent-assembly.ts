@@ -273,6 +273,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
         configured: config.modelInfo,
       },
       ...(manifest ? { internalActionsPolicy: manifest.feeds.internalActions } : {}),
+      ...(browser ? { screenshotsInContext: browser.options.screenshotsInContext } : {}),
       // Every source reads through the action path (logged, permission-checked); without a
       // manifest the agent starts with no feeds and may add its own (every internal action allowed).
       feeds: { manifest: manifest?.feeds ?? parseFeedManifest({}), env: options.env },

@@ -24,6 +24,11 @@ export interface BrowserOptions {
   events: boolean;
   /** Longest side of a screenshot, in pixels (default 1,280). */
   screenshotMaxSide: number;
+  /**
+   * Screenshots a thread's context holds as images, the newest (default 1, at most 10; 0 sends
+   * none): each older one is replaced by a line that names its page and artifact.
+   */
+  screenshotsInContext: number;
   /** Environment variables `browser.type` may type as `secret` (default none). */
   secrets: string[];
 }
@@ -38,6 +43,7 @@ export const DEFAULT_BROWSER_OPTIONS: Omit<BrowserOptions, "allowHosts"> = {
   timeoutMs: 15_000,
   events: true,
   screenshotMaxSide: 1280,
+  screenshotsInContext: 1,
   secrets: [],
 };
 
@@ -72,6 +78,7 @@ const sectionSchema = z.strictObject(
     timeout_ms: whole("timeout_ms", 100, 600_000, 15_000).optional(),
     events: z.boolean({ error: "must be true or false" }).optional(),
     screenshot_max_side: whole("screenshot_max_side", 100, 4096, 1280).optional(),
+    screenshots_in_context: whole("screenshots_in_context", 0, 10, 1).optional(),
     secrets: z
       .array(
         z
@@ -87,7 +94,7 @@ const sectionSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}; browser has allow_hosts, allow_file, headless, viewport, dialogs, snapshot_chars, timeout_ms, events, screenshot_max_side, secrets (docs/browser.md)`
+        ? `unknown field ${issue.keys.map((key) => `"${key}"`).join(", ")}; browser has allow_hosts, allow_file, headless, viewport, dialogs, snapshot_chars, timeout_ms, events, screenshot_max_side, screenshots_in_context, secrets (docs/browser.md)`
         : "must be a mapping, e.g. browser: { allow_hosts: [127.0.0.1:8080] }, or browser: true",
   },
 );
@@ -134,6 +141,7 @@ export function parseBrowserOptions(section: unknown): BrowserOptions | undefine
     timeoutMs: data.timeout_ms ?? defaults.timeoutMs,
     events: data.events ?? defaults.events,
     screenshotMaxSide: data.screenshot_max_side ?? defaults.screenshotMaxSide,
+    screenshotsInContext: data.screenshots_in_context ?? defaults.screenshotsInContext,
     secrets: data.secrets ?? [],
   };
 }

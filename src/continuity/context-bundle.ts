@@ -13,6 +13,42 @@ export interface ContextMessage {
   thread?: string;
   /** For a source's delivery turn: the chunks it delivers, per source (`turn.added`'s `sources`). */
   sources?: readonly ChunkSpan[];
+  /**
+   * The browser page results it holds whole (a snapshot, a screenshot), which a later one
+   * replaces by a line of history (`src/runtime/page-slot.ts`).
+   */
+  pages?: readonly PageResult[];
+  /**
+   * The seq of the event that last changed it after it was added (a later snapshot shrank it, a
+   * cut): a provider that saw it before then holds another text.
+   */
+  revised?: number;
+}
+
+/**
+ * A browser page result a message holds (a `browser.snapshot` or `browser.screenshot` that
+ * succeeded), described by its action and its output's fields, so that it can be replaced by one
+ * line of history without reading the message's text.
+ */
+export interface PageResult {
+  kind: "snapshot" | "screenshot";
+  /** The action's id: a native call's tool call id, or the `<result id>` of the results text. */
+  actionId: string;
+  /** True for a native tool call's result (a `tool` message), false in the results text. */
+  native: boolean;
+  /** Its action's place among its step's actions (a step's native results come first). */
+  position: number;
+  /** The action's type and name (`tool`, `browser.snapshot`). */
+  type: string;
+  name: string;
+  tab: string;
+  url: string;
+  title: string;
+  /** A snapshot that is a diff against the one before it (`diff: true`) replaces nothing. */
+  diff?: boolean;
+  /** A screenshot's image: its artifact and media type. */
+  artifact?: string;
+  mediaType?: string;
 }
 
 /** A rule or fact pinned into every context of a continuity (`context.pinned`). */

@@ -1,5 +1,10 @@
 import { createHash } from "node:crypto";
-import type { ProviderMessage, ProviderRequest, TokenEstimator } from "../providers/index.js";
+import type {
+  ProviderMessage,
+  ProviderRequest,
+  TokenEstimator,
+  UserPart,
+} from "../providers/index.js";
 import { canonicalJson } from "../spec/index.js";
 import {
   type ContextBundle,
@@ -280,26 +285,33 @@ function cachedRaw(
   return raw;
 }
 
-/** Consecutive user messages of text are sent as one (every provider takes that). */
+/**
+ * Consecutive user messages are sent as one (every provider takes that): texts joined by a blank
+ * line, and a message with images (a step's results with a screenshot) as the parts of both.
+ */
 export function mergeUserMessages(messages: readonly ProviderMessage[]): ProviderMessage[] {
   const merged: ProviderMessage[] = [];
   for (const message of messages) {
     const last = merged.at(-1);
-    if (
-      last?.role === "user" &&
-      message.role === "user" &&
-      typeof last.content === "string" &&
-      typeof message.content === "string"
-    ) {
+    if (last?.role !== "user" || message.role !== "user") {
+      merged.push(message);
+    } else if (typeof last.content === "string" && typeof message.content === "string") {
       merged[merged.length - 1] = {
         role: "user",
         content: `${last.content}\n\n${message.content}`,
       };
     } else {
-      merged.push(message);
+      merged[merged.length - 1] = {
+        role: "user",
+        content: [...userParts(last.content), ...userParts(message.content)],
+      };
     }
   }
   return merged;
+}
+
+function userParts(content: string | UserPart[]): UserPart[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
 /** The last fixed part counted per estimator: most steps of a run have the same one. */

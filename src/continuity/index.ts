@@ -27,6 +27,7 @@ export {
   type ContextPolicy,
   type DirectiveContext,
   HANDOFF_HEADING,
+  type PageResult,
   type PinnedItem,
   type SeqRange,
   type SummaryItem,
@@ -58,6 +59,7 @@ export {
   logInputCuts,
   type PlannedCut,
   planInputCuts,
+  userText,
 } from "./input-cuts.js";
 export {
   type ChunkSpanData,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EventStore } from "../log/index.js";
+import type { UserPart } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, ThreadView } from "./context-bundle.js";
 
@@ -35,7 +36,7 @@ export interface PlannedCut {
 
 /**
  * The inputs of a thread's own messages (not those carried from another thread, which were cut
- * there) longer than `limit` tokens: user messages whose text is a string, and each tool result.
+ * there) longer than `limit` tokens: user messages' text (`userText`), and each tool result.
  * For each, the most characters of its start that keep the cut message (excerpt and note) within
  * the limit. Deterministic: the same view, limit and counts give the same cuts; the caller logs
  * each (`logInputCuts`) before the compile, and the history applies it. Never cuts a message twice
@@ -58,8 +59,9 @@ export function planInputCuts(
   for (const entry of view.messages) {
     if (entry.thread !== undefined || counts.message(entry) <= limit) continue;
     const { message } = entry;
-    if (message.role === "user" && typeof message.content === "string") {
-      const cut = planOne(entry, message.content, original(entry), limit, tokensOf);
+    const text = message.role === "user" ? userText(message.content) : undefined;
+    if (text !== undefined) {
+      const cut = planOne(entry, text, original(entry), limit, tokensOf);
       if (cut) cuts.push(cut);
     } else if (message.role === "tool") {
       for (const result of message.results) {
@@ -70,6 +72,16 @@ export function planInputCuts(
     }
   }
   return cuts;
+}
+
+/**
+ * The text of a user message that a cut shortens: the whole of a text message, or the first part
+ * of one with images (a step's results text before its screenshots).
+ */
+export function userText(content: string | readonly UserPart[]): string | undefined {
+  if (typeof content === "string") return content;
+  const first = content[0];
+  return first?.type === "text" ? first.text : undefined;
 }
 
 function planOne(

@@ -1,6 +1,6 @@
 import { fromBlockData, toBlockData, type UserPart } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import type { ContextMessage, SummaryItem } from "./context-bundle.js";
+import type { ContextMessage, PageResult, SummaryItem } from "./context-bundle.js";
 import { type ChunkSpan, chunkWords, type StreamPosition } from "./source-coverage.js";
 
 /** A message of a continuation's seed, as `handoff.seeded` stores it. */
@@ -25,11 +25,12 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
             : message.content.map((part) =>
                 part.type === "text"
                   ? { type: "text" as const, text: part.text }
-                  : imageToSeed(part),
+                  : imageToData(part),
               ),
         seq,
         turn: entry.turn,
         ...(entry.sources ? { sources: entry.sources.map(spanToData) } : {}),
+        ...pagesToData(entry.pages),
       };
     case "assistant":
       return {
@@ -46,9 +47,10 @@ export function messageToSeed(entry: ContextMessage): SeedMessageData {
           ...(result.name !== undefined ? { name: result.name } : {}),
           output: result.output,
           ...(result.isError !== undefined ? { is_error: result.isError } : {}),
-          ...(result.images !== undefined ? { images: result.images.map(imageToSeed) } : {}),
+          ...(result.images ? { images: result.images.map(imageToData) } : {}),
         })),
         seq,
+        ...pagesToData(entry.pages),
       };
   }
 }
@@ -62,6 +64,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
         ...base,
         turn: data.turn,
         ...(data.sources ? { sources: data.sources.map(spanFromData) } : {}),
+        ...pagesFromData(data.pages),
         message: {
           role: "user",
           content:
@@ -70,7 +73,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
               : data.content.map((part) =>
                   part.type === "text"
                     ? { type: "text" as const, text: part.text }
-                    : imageFromSeed(part),
+                    : imageFromData(part),
                 ),
         },
       };
@@ -88,6 +91,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
       return {
         ...base,
         turn: false,
+        ...pagesFromData(data.pages),
         message: {
           role: "tool",
           results: data.results.map((result) => ({
@@ -95,7 +99,7 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
             ...(result.name !== undefined ? { name: result.name } : {}),
             output: result.output,
             ...(result.is_error !== undefined ? { isError: result.is_error } : {}),
-            ...(result.images !== undefined ? { images: result.images.map(imageFromSeed) } : {}),
+            ...(result.images ? { images: result.images.map(imageFromData) } : {}),
           })),
         },
       };
@@ -103,16 +107,71 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
 }
 
 type ImagePart = Extract<UserPart, { type: "image" }>;
-type SeedImageData = NonNullable<
-  Extract<SeedMessageData, { role: "tool" }>["results"][number]["images"]
->[number];
+type ImageData = Extract<
+  Extract<SeedMessageData, { role: "user" }>["content"],
+  readonly unknown[]
+>[number] & { type: "image" };
 
-function imageToSeed(part: ImagePart): SeedImageData {
-  return { type: "image", media_type: part.mediaType, data: part.data };
+function imageToData(part: ImagePart): ImageData {
+  return {
+    type: "image",
+    media_type: part.mediaType,
+    data: part.data,
+    ...(part.artifact !== undefined ? { artifact: part.artifact } : {}),
+  };
 }
 
-function imageFromSeed(data: SeedImageData): ImagePart {
-  return { type: "image", mediaType: data.media_type, data: data.data };
+function imageFromData(part: ImageData): ImagePart {
+  return {
+    type: "image",
+    mediaType: part.media_type,
+    data: part.data,
+    ...(part.artifact !== undefined ? { artifact: part.artifact } : {}),
+  };
+}
+
+type PageResultData = NonNullable<Extract<SeedMessageData, { role: "tool" }>["pages"]>[number];
+
+/** A message's page results in the seed's form (nothing when it holds none). */
+function pagesToData(pages: readonly PageResult[] | undefined): { pages?: PageResultData[] } {
+  if (!pages || pages.length === 0) return {};
+  return {
+    pages: pages.map((page) => ({
+      kind: page.kind,
+      action_id: page.actionId,
+      native: page.native,
+      position: page.position,
+      type: page.type,
+      name: page.name,
+      tab: page.tab,
+      url: page.url,
+      title: page.title,
+      ...(page.diff !== undefined ? { diff: page.diff } : {}),
+      ...(page.artifact !== undefined ? { artifact: page.artifact } : {}),
+      ...(page.mediaType !== undefined ? { media_type: page.mediaType } : {}),
+    })),
+  };
+}
+
+/** A seed message's page results back in the history's form. */
+function pagesFromData(pages: readonly PageResultData[] | undefined): { pages?: PageResult[] } {
+  if (!pages || pages.length === 0) return {};
+  return {
+    pages: pages.map((page) => ({
+      kind: page.kind,
+      actionId: page.action_id,
+      native: page.native,
+      position: page.position,
+      type: page.type,
+      name: page.name,
+      tab: page.tab,
+      url: page.url,
+      title: page.title,
+      ...(page.diff !== undefined ? { diff: page.diff } : {}),
+      ...(page.artifact !== undefined ? { artifact: page.artifact } : {}),
+      ...(page.media_type !== undefined ? { mediaType: page.media_type } : {}),
+    })),
+  };
 }
 
 /** A stored summary link as the compiler's summary item. */

@@ -17,8 +17,14 @@ export type UserPart =
       type: "image";
       /** `image/png`, `image/jpeg`, `image/webp` or `image/gif`. */
       mediaType: string;
-      /** The image bytes, base64. */
+      /** The image bytes, base64 (empty while `artifact` names them and they are not read yet). */
       data: string;
+      /**
+       * The artifact that holds the bytes, when the image came from the log (a screenshot): a
+       * compiled request refers to it by this hash, and the runtime reads the bytes into `data`
+       * right before the call.
+       */
+      artifact?: string;
     };
 
 /** One result of a tool call the model made, sent back to it. */

@@ -46,9 +46,7 @@ export function formatActionResults(
   if (actions.length > 0) {
     lines.push("<action_results>");
     for (const action of actions) {
-      lines.push(
-        `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">${escapeText(toolResultText(action, whole))}</result>`,
-      );
+      lines.push(`${resultOpening(action)}${escapeText(toolResultText(action, whole))}</result>`);
     }
     lines.push("</action_results>");
   }
@@ -60,6 +58,29 @@ export function formatActionResults(
   if (lines.length === 0) lines.push("<continue/>");
   else lines.push("Continue.");
   return lines.join("\n");
+}
+
+/** The tag one action's result starts with in the results text. */
+export function resultOpening(action: Pick<ReportedAction, "id" | "type" | "name" | "status">) {
+  return `<result id="${attr(action.id)}" type="${action.type}" name="${attr(action.name)}" status="${action.status}">`;
+}
+
+/**
+ * `content` (a results text) with the result that starts with `opening` holding `text` instead,
+ * or `undefined` when `content` does not hold that result whole (a cut kept only its start). The
+ * result is found by its opening tag: a result's text is escaped, so it holds no `<`, and an
+ * opening tag with its id is found only where that result starts.
+ */
+export function replaceResultText(
+  content: string,
+  opening: string,
+  text: string,
+): string | undefined {
+  const start = content.indexOf(opening);
+  if (start < 0) return undefined;
+  const end = content.indexOf("</result>", start + opening.length);
+  if (end < 0) return undefined;
+  return `${content.slice(0, start + opening.length)}${escapeText(text)}${content.slice(end)}`;
 }
 
 /**

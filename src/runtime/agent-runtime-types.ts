@@ -63,6 +63,11 @@ export interface AgentRuntimeOptions {
   agents?: { get(name: string): AgentSpec | undefined; names(): readonly string[] };
   /** The fast-tier model of `llm` actions (default: the agent's model). */
   fastModel?: string;
+  /**
+   * Browser screenshots a thread's context holds as images, newest first (the manifest's
+   * `browser.screenshots_in_context`; default 1): each older one is a line of history.
+   */
+  screenshotsInContext?: number;
   /** More executors (relic, workflow), gated by the running directive's permissions. */
   executors?: readonly (ActionExecutor | CheckedActionExecutor)[];
   /**

@@ -6,6 +6,7 @@ import { SpoolError } from "../spec/index.js";
 import { ActorRosters } from "./actor-access.js";
 import type { AgentRuntime, AgentRuntimeOptions } from "./agent-runtime-types.js";
 import { notify } from "./agent-step.js";
+import { withArtifactImages } from "./artifact-images.js";
 import { ContinuityOwners } from "./continuity-owners.js";
 import { ContinuitySession, type RuntimeShared } from "./continuity-session.js";
 import { resumeSession } from "./session-resume.js";
@@ -26,7 +27,11 @@ export { fillInputs } from "./session-continuity.js";
  * makes this process the one owner among processes.
  */
 export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
-  const options = given.world ? given.world.enclose(given) : given;
+  // Screenshots in a context are read from the store right before each call; replay's provider
+  // answers by the request's digest, which names them by hash, so it reads nothing.
+  const options = given.world
+    ? given.world.enclose(given)
+    : { ...given, provider: withArtifactImages(given.provider, given.store.artifacts) };
   const { store } = options;
   const catalogue = options.catalogue ?? createModelCatalogue();
   const continuation = options.continuation ?? mergeCoordinationLayers([]).continuation;

@@ -3,7 +3,7 @@ import { createTokenEstimator } from "../providers/index.js";
 import { SpoolError } from "../spec/index.js";
 import type { AgentSpec } from "./agent-runtime-types.js";
 import type { ContinuitySession } from "./continuity-session.js";
-import { ThreadHistory } from "./thread-history.js";
+import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
 /** The thread and step whose `agent` action spawns a child. */
 export interface ChildParent {
@@ -58,7 +58,10 @@ export async function spawnChild(
       parent: { thread: parent.thread, step: parent.step, action: call.actionId, depth },
     },
   });
-  session.histories.set(thread, new ThreadHistory(thread, { after: started.seq - 1 }));
+  session.histories.set(
+    thread,
+    new ThreadHistory(thread, { after: started.seq - 1, ...screenshotsOf(session.shared.options) }),
+  );
   await session.driver.fire(
     "thread.started",
     { thread, directive: spec.directive, parent: parent.thread },

@@ -17,7 +17,7 @@ import { SessionSources } from "./session-sources.js";
 import type { RuntimeShared, SessionRun } from "./session-types.js";
 import { SessionWindows } from "./session-windows.js";
 import { buildSystemPrompt } from "./system-prompt.js";
-import { ThreadHistory } from "./thread-history.js";
+import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
 export type { RuntimeShared, SessionRun } from "./session-types.js";
 
@@ -155,6 +155,7 @@ export class ContinuitySession {
       const known = this.state?.threads.get(thread);
       history = new ThreadHistory(thread, {
         after: known ? Math.max(0, known.readFrom - 1) : 0,
+        ...screenshotsOf(this.shared.options),
         ...(this.state ? { pinned: this.state.pinned, sourceModes: this.state.sourceModes } : {}),
       });
       this.histories.set(thread, history);
@@ -320,6 +321,7 @@ export class ContinuitySession {
           ? previous.successor(thread)
           : new ThreadHistory(thread, {
               after: Math.max(0, (state.turnSeqs.get(turn) ?? 1) - 1),
+              ...screenshotsOf(this.shared.options),
               pinned: state.pinned,
               sourceModes: state.sourceModes,
             }),

@@ -36,6 +36,7 @@ export {
   runAgentStep,
   type StepScope,
 } from "./agent-step.js";
+export { resolveImages, withArtifactImages } from "./artifact-images.js";
 export { createAgentExecutor, createLlmExecutor, type SpawnChild } from "./child-executors.js";
 export { pinId } from "./continuity-actions.js";
 export {
@@ -69,6 +70,14 @@ export {
   type StepExecutorScope,
 } from "./inner-action.js";
 export { decide, type RunLimits } from "./loop-decision.js";
+export {
+  DEFAULT_SCREENSHOTS_IN_CONTEXT,
+  PageSlot,
+  pageImage,
+  pageLine,
+  pageResultOf,
+  supersededPages,
+} from "./page-slot.js";
 export { type RecoverOptions, type Recovery, type RerunCall, recoverRun } from "./recovery.js";
 export type { RunLimitName, RunNotice, RunObserver, RunStatus, RunTotals } from "./run-notice.js";
 export type {

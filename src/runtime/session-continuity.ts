@@ -14,7 +14,7 @@ import { type ContinuityDriver, createContinuityDriver } from "./continuity-driv
 import type { ContinuitySession } from "./continuity-session.js";
 import { sessionExecutors } from "./session-executors.js";
 import { runSingleAction } from "./single-action.js";
-import { ThreadHistory } from "./thread-history.js";
+import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
 /** A directive run as a background child thread of `thread`, as `runDirective` takes it. */
 export interface DirectiveRun {
@@ -151,7 +151,13 @@ export async function runDirective(
     },
   });
   // Its history starts at its own start: it never reads the continuity from the beginning.
-  session.histories.set(call.id, new ThreadHistory(call.id, { after: started.seq - 1 }));
+  session.histories.set(
+    call.id,
+    new ThreadHistory(call.id, {
+      after: started.seq - 1,
+      ...screenshotsOf(session.shared.options),
+    }),
+  );
   const result = await session
     .runThread({
       thread: call.id,

@@ -23,7 +23,12 @@ export interface StepRequest {
 export interface StepRequestInput {
   bundle: ContextBundle;
   /** The thread's messages as compiled (`ThreadHistory.view().messages`). */
-  messages: readonly { message: ProviderRequest["messages"][number]; seq: number }[];
+  messages: readonly {
+    message: ProviderRequest["messages"][number];
+    seq: number;
+    /** When a later event changed the message (a newer snapshot shrank it, a cut). */
+    revised?: number;
+  }[];
   cursor: ThreadCursor | null;
   provider: Pick<Provider, "name" | "format">;
   /** Logs the `provider.cursor-rotated` of a dropped cursor. */
@@ -37,8 +42,9 @@ export interface StepRequestInput {
  *
  * It continues when the thread has a cursor from this provider, the provider speaks Responses,
  * the compile left nothing out and holds no context feeds (both would make the provider's
- * conversation differ from the compiled one), the cursor's own message is in the context, and
- * messages came after it: only those are sent. A cursor from another provider is handed to
+ * conversation differ from the compiled one), no message the provider already saw has changed
+ * since (a newer browser snapshot shrank an older one to its line, a cut), the cursor's own
+ * message is in the context, and messages came after it: only those are sent. A cursor from another provider is handed to
  * `streamWithCursor`, which rotates it and sends the whole context. In every other case the whole
  * context is sent as compiled.
  */
@@ -58,6 +64,11 @@ export function stepRequest(input: StepRequestInput): StepRequest {
   if (cursor.provider !== provider.name) return { request: call([]) };
   if (bundle.omitted > 0 || bundle.feeds !== undefined) return { request: whole };
   if (!input.messages.some((entry) => entry.seq === cursor.seq)) return { request: whole };
+  // The provider's conversation holds these messages as they were when it saw them.
+  const changed = input.messages.some(
+    (entry) => entry.seq <= cursor.seq && entry.revised !== undefined && entry.revised > cursor.seq,
+  );
+  if (changed) return { request: whole };
   const newMessages = mergeUserMessages(
     input.messages.filter((entry) => entry.seq > cursor.seq).map((entry) => entry.message),
   );

@@ -1,4 +1,3 @@
-import type { ActionErrorData, ActionStatus } from "../actions/index.js";
 import {
   type ChunkSpan,
   CONTINUE_TEXT,
@@ -13,22 +12,22 @@ import {
   spanFromData,
   summaryFromData,
   type ThreadView,
+  userText,
 } from "../continuity/index.js";
-import type {
-  ContentBlock,
-  ProviderCursor,
-  ProviderMessage,
-  ToolResult,
-} from "../providers/index.js";
+import type { ContentBlock, ProviderCursor, ProviderMessage } from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
-import {
-  formatActionResults,
-  RESULT_TEXT_MAX,
-  type ReportedAction,
-  toolResultText,
-} from "./action-results.js";
-import { nativeToolName } from "./native-tools.js";
+import { PageSlot } from "./page-slot.js";
+import { applyOutcome, resultMessages, type StepRecord, wholeResults } from "./step-results.js";
+
+/** The `screenshots` of a history's start from the runtime's options (nothing when unset). */
+export function screenshotsOf(options: { screenshotsInContext?: number }): {
+  screenshots?: number;
+} {
+  return options.screenshotsInContext !== undefined
+    ? { screenshots: options.screenshotsInContext }
+    : {};
+}
 
 /** A thread's provider cursor, with the seq of the `message.completed` that carried it. */
 export interface ThreadCursor extends ProviderCursor {
@@ -50,23 +49,20 @@ export interface HistoryStart {
   turnSources?: ReadonlyMap<string, readonly ChunkSpan[]>;
   /** The modes of the sources declared before `after`, by source id. */
   sourceModes?: ReadonlyMap<string, SourceMode>;
-}
-
-/** What one step left in the log: its model message and its actions' outcomes. */
-interface StepRecord {
-  content?: ContentBlock[];
-  /** Action ids of native tool calls, which go back as `tool` results. */
-  native: Set<string>;
-  actions: Map<string, ReportedAction>;
-  protocolErrors: string[];
-  interrupted: boolean;
+  /**
+   * Browser screenshots the context holds as images, newest first (the manifest's
+   * `browser.screenshots_in_context`, default 1); older ones become a line of history.
+   */
+  screenshots?: number;
 }
 
 /**
  * The conversation of one thread as a fold over its events: user turns (from `run.started`), each
  * step's model message (`message.completed`), and, after every `loop.decided: continue`, the
- * step's action results and errors as the next message. Live runs, resume and replay all build
- * the model's messages with this fold, so they agree by construction.
+ * step's action results and errors as the next message (a screenshot's image with them). It keeps
+ * the browser's current-page slot (`PageSlot`): earlier snapshots, and screenshots beyond the
+ * newest `screenshots`, become a line of history as later ones arrive. Live runs, resume and
+ * replay all build the model's messages with this fold, so they agree by construction.
  *
  * Contract: `apply` takes the continuity's events in seq order (events of other threads are
  * ignored); `turnText` must know every turn a `run.started` names (feed `turn.added` events
@@ -89,6 +85,8 @@ export class ThreadHistory {
   #newestTurn = -1;
   #lastSeq: number;
   #cursor: ThreadCursor | null = null;
+  /** The browser's current page: which messages hold snapshots and screenshots whole. */
+  readonly #pages: PageSlot;
 
   constructor(thread: string, start: HistoryStart = {}) {
     this.thread = thread;
@@ -98,6 +96,7 @@ export class ThreadHistory {
     this.#pinned = new Map(start.pinned);
     this.#turnSources = new Map(start.turnSources);
     this.#sourceModes = new Map(start.sourceModes);
+    this.#pages = new PageSlot(start.screenshots);
   }
 
   /**
@@ -112,6 +111,7 @@ export class ThreadHistory {
       pinned: this.#pinned,
       turnSources: this.#turnSources,
       sourceModes: this.#sourceModes,
+      screenshots: this.#pages.screenshots,
     });
   }
 
@@ -226,14 +226,20 @@ export class ThreadHistory {
       }
     } else if (event.type === "handoff.seeded") {
       this.#seed(event.data as EventData<"handoff.seeded">);
+      this.#pages.settle(this.#messages, event.seq, this.#wholes);
     } else if (event.type === "loop.decided") {
       const data = event.data as EventData<"loop.decided">;
       if (data.decision !== "continue") return;
       const index = Number(data.step.slice(this.#stepPrefix.length));
       const record = this.#steps.get(index);
       const wholes = record ? wholeResults(record) : new Map<string, string>();
-      for (const message of resultMessages(record)) {
-        const entry: HistoryMessage = { message, seq: event.seq, turn: false };
+      for (const { message, pages } of resultMessages(record)) {
+        const entry: HistoryMessage = {
+          message,
+          seq: event.seq,
+          turn: false,
+          ...(pages ? { pages } : {}),
+        };
         const kept = new Map<string, string>();
         if (message.role === "tool") {
           for (const result of message.results) {
@@ -245,18 +251,20 @@ export class ThreadHistory {
           if (whole !== undefined && whole !== message.content) kept.set("", whole);
         }
         if (kept.size > 0) this.#wholes.set(entry, kept);
+        this.#pages.add(this.#messages.length, entry);
         this.#messages.push(entry);
       }
       this.#steps.delete(index);
+      this.#pages.settle(this.#messages, event.seq, this.#wholes);
     } else if (event.type === "context.input-cut") {
-      this.#cut(event.data as EventData<"context.input-cut">);
+      this.#cut(event.data as EventData<"context.input-cut">, event.seq);
     } else if (event.type === "provider.cursor-rotated") {
       this.#cursor = null;
     }
   }
 
   /** Replaces the message a `context.input-cut` names by its cut form (`cutInputText`). */
-  #cut(data: EventData<"context.input-cut">): void {
+  #cut(data: EventData<"context.input-cut">, seq: number): void {
     const cut = {
       chars: data.chars,
       keptChars: data.kept_chars,
@@ -289,13 +297,20 @@ export class ThreadHistory {
             : result,
         ),
       };
-    } else if (message.role === "user" && typeof message.content === "string") {
-      before = message.content;
-      next = { role: "user", content: cutInputText(message.content, cut) };
+    } else if (message.role === "user" && userText(message.content) !== undefined) {
+      before = userText(message.content)!;
+      const text = cutInputText(before, cut);
+      next = {
+        role: "user",
+        content:
+          typeof message.content === "string"
+            ? text
+            : [{ type: "text", text }, ...message.content.slice(1)],
+      };
     } else {
       return;
     }
-    const replaced: HistoryMessage = { ...entry, message: next };
+    const replaced: HistoryMessage = { ...entry, message: next, revised: seq };
     // The text before its first cut stays the input's whole: a later, tighter cut stores it, not
     // a cut of a cut.
     const wholes = new Map(this.#wholes.get(entry));
@@ -311,6 +326,7 @@ export class ThreadHistory {
     for (const carried of data.trailing) {
       const entry = seedToMessage(carried, data.from);
       if (entry.turn) this.#newestTurn = this.#messages.length;
+      this.#pages.add(this.#messages.length, entry);
       this.#messages.push(entry);
     }
     if (data.resume) {
@@ -387,101 +403,6 @@ export class ThreadHistory {
     }
     return record;
   }
-}
-
-const TERMINAL: Record<string, ActionStatus | "interrupted"> = {
-  "action.succeeded": "succeeded",
-  "action.failed": "failed",
-  "action.timed-out": "timed-out",
-  "action.skipped": "skipped",
-  "action.cancelled": "cancelled",
-  "action.interrupted": "interrupted",
-};
-
-function applyOutcome(record: StepRecord, event: SpoolEvent): void {
-  const status = TERMINAL[event.type];
-  if (status === undefined) return;
-  const data = event.data as { action_id: string } & Record<string, unknown>;
-  if (event.type === "action.timed-out" && data.will_retry === true) return;
-  const known = record.actions.get(data.action_id);
-  const action: ReportedAction = known ?? {
-    id: data.action_id,
-    type: "tool",
-    name: typeof data.name === "string" ? data.name : "?",
-    status,
-  };
-  // A re-run after an interruption ends with its own terminal event: the last one wins.
-  action.status = status;
-  if (event.type === "action.succeeded") action.output = data.output;
-  if (event.type === "action.failed") action.error = data.error as ActionErrorData;
-  if (event.type === "action.timed-out") {
-    action.error = { code: "action.timed-out", message: `timed out after ${data.timeout_ms} ms` };
-  }
-  if (event.type === "action.skipped") {
-    action.message = String(data.message);
-    if (data.error !== undefined) action.error = data.error as ActionErrorData;
-  }
-  if (event.type === "action.cancelled" || event.type === "action.interrupted") {
-    action.message = String(data.reason);
-  }
-  record.actions.set(action.id, action);
-}
-
-/** The messages that report a step's results: `tool` results for native calls, then text. */
-function resultMessages(record: StepRecord | undefined): ProviderMessage[] {
-  if (!record) return [{ role: "user", content: formatActionResults([], [], false) }];
-  const results: ToolResult[] = [];
-  const reported: ReportedAction[] = [];
-  for (const action of record.actions.values()) {
-    if (record.native.has(action.id)) {
-      results.push({
-        toolCallId: action.id,
-        name: nativeToolName(action.name),
-        output: toolResultText(action),
-        isError: action.status !== "succeeded",
-      });
-    } else {
-      reported.push(action);
-    }
-  }
-  // A native call that never reached the scheduler still needs its result.
-  for (const id of record.native) {
-    if (!record.actions.has(id)) {
-      results.push({ toolCallId: id, output: "not run: the step ended first", isError: true });
-    }
-  }
-  const messages: ProviderMessage[] = [];
-  if (results.length > 0) messages.push({ role: "tool", results });
-  if (reported.length > 0 || record.protocolErrors.length > 0 || results.length === 0) {
-    messages.push({
-      role: "user",
-      content: formatActionResults(reported, record.protocolErrors, record.interrupted),
-    });
-  }
-  return messages;
-}
-
-/** The whole texts of a step's results, before `RESULT_TEXT_MAX` cuts them ("" for the text). */
-function wholeResults(record: StepRecord): Map<string, string> {
-  const wholes = new Map<string, string>();
-  const reported: ReportedAction[] = [];
-  let clipped = false;
-  for (const action of record.actions.values()) {
-    const text = toolResultText(action, true);
-    if (text.length <= RESULT_TEXT_MAX) {
-      if (!record.native.has(action.id)) reported.push(action);
-      continue;
-    }
-    if (record.native.has(action.id)) wholes.set(action.id, text);
-    else {
-      reported.push(action);
-      clipped = true;
-    }
-  }
-  if (clipped) {
-    wholes.set("", formatActionResults(reported, record.protocolErrors, record.interrupted, true));
-  }
-  return wholes;
 }
 
 /** A message of text blocks only is sent as a string (smaller, and every adapter takes it). */

@@ -48,6 +48,10 @@ export function useProviderE2e() {
     get server(): ReplayServer {
       return server;
     },
+    /** The test's store (its artifacts are the runtime's). */
+    get store(): EventStore {
+      return store;
+    },
     anthropic: () =>
       createAnthropicProvider({
         apiKey: ANTHROPIC_KEY,

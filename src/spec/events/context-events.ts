@@ -29,11 +29,38 @@ export const chunkSpan = z.strictObject({
 });
 const chunkSpans = z.array(chunkSpan).max(256);
 
-/** A base64 image as a seed carries it: in a user message, or returned by a tool. */
+/**
+ * A browser page result a carried message holds whole (a snapshot, a screenshot): a later one in
+ * the continuation replaces it by one line of history.
+ */
+const pageResult = z.strictObject({
+  kind: z.enum(["snapshot", "screenshot"]),
+  action_id: z.string().min(1).max(500),
+  native: z.boolean(),
+  position: z.number().int().nonnegative(),
+  type: z.string().min(1).max(100),
+  name: z.string().min(1).max(500),
+  tab: z.string().max(100),
+  url: z.string().max(100_000),
+  title: z.string().max(100_000),
+  diff: z.boolean().optional(),
+  artifact: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  media_type: z.string().min(1).max(100).optional(),
+});
+const pageResults = z.array(pageResult).max(1000);
+
+/** An image of a carried message: its bytes, or the artifact that holds them (a screenshot). */
 const seedImage = z.strictObject({
   type: z.literal("image"),
   media_type: z.string().min(1).max(100),
   data: z.string(),
+  artifact: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** A message as a continuation's seed carries it: the provider-neutral form, snake_case blocks. */
@@ -54,6 +81,8 @@ export const seedMessage = z.discriminatedUnion("role", [
     turn: z.boolean(),
     /** For a source's delivery turn: the chunks it delivers. */
     sources: chunkSpans.optional(),
+    /** The browser page results its results text holds whole. */
+    pages: pageResults.optional(),
   }),
   z.strictObject({
     role: z.literal("assistant"),
@@ -69,10 +98,12 @@ export const seedMessage = z.discriminatedUnion("role", [
         output: z.string().max(10_000_000),
         is_error: z.boolean().optional(),
         /** Images the tool returned (a screenshot); absent in events written before there were any. */
-        images: z.array(seedImage).optional(),
+        images: z.array(seedImage).max(100).optional(),
       }),
     ),
     seq,
+    /** The browser page results its tool results hold whole. */
+    pages: pageResults.optional(),
   }),
 ]);
 
