@@ -15,6 +15,7 @@ import { createScriptedProvider } from "../src/providers/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import { ConfigError, type EventData } from "../src/spec/index.js";
 import { type BrowserApps, startBrowserApps } from "./support/browser-apps/index.js";
+import { tool } from "./support/browser-model.js";
 import { runSpool } from "./support/cli.js";
 import { readAll, tempStore } from "./support/transcripts.js";
 
@@ -38,9 +39,6 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
-
-const tool = (id: string, name: string, parameters: object) =>
-  `<action type="tool" mode="sync" id="${id}">${JSON.stringify({ name, parameters })}</action>`;
 
 /**
  * The model's turns. Refs are numbered across the session in page order: the cart's button is

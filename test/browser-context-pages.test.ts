@@ -13,11 +13,13 @@ import { assembleAgent } from "../src/app/index.js";
 import type { EventStore } from "../src/log/index.js";
 import {
   createScriptedProvider,
+  messageImages,
   type ProviderRequest,
   type UserPart,
 } from "../src/providers/index.js";
-import { createAgentRuntime, resolveImages } from "../src/runtime/index.js";
+import { createAgentRuntime, resolveImages, withArtifactImages } from "../src/runtime/index.js";
 import { type BrowserApps, startBrowserApps } from "./support/browser-apps/index.js";
+import { tool } from "./support/browser-model.js";
 import { runSpool } from "./support/cli.js";
 import { tempStore } from "./support/transcripts.js";
 
@@ -41,9 +43,6 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
-
-const tool = (id: string, name: string, parameters: object) =>
-  `<action type="tool" mode="sync" id="${id}">${JSON.stringify({ name, parameters })}</action>`;
 
 type ImagePart = Extract<UserPart, { type: "image" }>;
 
@@ -184,6 +183,66 @@ describe("the images a request names by artifact", () => {
         (request.messages[1] as { results: { images?: ImagePart[] }[] }).results[0]!.images![0]!
           .data,
       ).toBe("");
+    } finally {
+      await done();
+    }
+  });
+
+  it("reads an image once while the context keeps it, and again once it left", async () => {
+    const { store: local, cleanup: done } = await tempStore("spool-artifact-images-");
+    try {
+      const first = await local.artifacts.put(Buffer.from("first screenshot"), {
+        mediaType: "image/png",
+      });
+      const second = await local.artifacts.put(Buffer.from("second screenshot"), {
+        mediaType: "image/png",
+      });
+      const reads: string[] = [];
+      // The edge only asks whether an image is there and reads it.
+      const artifacts = {
+        has: (hash: string) => local.artifacts.has(hash),
+        get: (hash: string) => {
+          reads.push(hash);
+          return local.artifacts.get(hash);
+        },
+      } as unknown as typeof local.artifacts;
+      const sent: ProviderRequest[] = [];
+      const model = createScriptedProvider({ model: "m", loop: true, script: ["ok"] });
+      const provider = withArtifactImages(
+        {
+          name: model.name,
+          format: model.format,
+          stream: (request, options) => {
+            sent.push(request);
+            return model.stream(request, options);
+          },
+        },
+        artifacts,
+      );
+      const shot = (hash: string): ProviderRequest => ({
+        model: "m",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "look" },
+              { type: "image", mediaType: "image/png", data: "", artifact: hash },
+            ],
+          },
+        ],
+      });
+      for (const hash of [first.hash, first.hash, second.hash, first.hash]) {
+        for await (const _ of provider.stream(shot(hash))) {
+          // drain
+        }
+      }
+      expect(reads).toEqual([first.hash, second.hash, first.hash]);
+      const images = sent.map((request) => messageImages(request.messages[0]!)[0]!.data);
+      expect(images).toEqual(
+        ["first screenshot", "first screenshot", "second screenshot", "first screenshot"].map(
+          (text) => Buffer.from(text).toString("base64"),
+        ),
+      );
     } finally {
       await done();
     }

@@ -43,3 +43,34 @@ export function briefMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split("\n")[0] ?? "").slice(0, 500);
 }
+
+/** Races `work` against `ms` milliseconds: a page stuck in a loop never hangs a call. */
+export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new BrowserError("relic.browser.timeout", `${what} did not finish within ${ms} ms`, {
+            retryable: true,
+            hint: "The page may be busy (a script loop, endless dialogs) or slow; try again with a longer timeout_ms, or navigate elsewhere",
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } catch (error) {
+    if (isTimeout(error)) {
+      throw new BrowserError("relic.browser.timeout", `${what} timed out`, {
+        retryable: true,
+        hint: "Try again with a longer timeout_ms, or check the page with browser.snapshot",
+      });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}

@@ -1,7 +1,7 @@
 import type { Locator, Page } from "playwright-core";
 import { z } from "zod";
-import { BrowserError, briefMessage } from "./browser-error.js";
-import { type BrowserSession, within } from "./browser-session.js";
+import { BrowserError, briefMessage, within } from "./browser-error.js";
+import type { BrowserSession } from "./browser-session.js";
 import { type FramedSnapshot, locateFrame, snapshotWithFrames } from "./frame-snapshot.js";
 import { diffLines } from "./ref-book.js";
 

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type { BrowserContext, Dialog, Download, Page } from "playwright-core";
 import type { Workspace } from "../tools/index.js";
 import { type AddressPolicy, checkBrowserUrl } from "./address-policy.js";
-import { BrowserError, briefMessage, isTimeout } from "./browser-error.js";
+import { BrowserError, briefMessage, within } from "./browser-error.js";
 import type { BrowserOptions } from "./browser-options.js";
 import { launchChromium } from "./chromium-launch.js";
 import { OPEN_COUNTER_SCRIPT, withNewTabs } from "./new-tabs.js";
@@ -385,36 +385,5 @@ export class BrowserSession {
     } catch (error) {
       say(`download of ${name} failed: ${briefMessage(error)}`);
     }
-  }
-}
-
-/** Races `work` against `ms` milliseconds: a page stuck in a loop never hangs a call. */
-export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new BrowserError("relic.browser.timeout", `${what} did not finish within ${ms} ms`, {
-            retryable: true,
-            hint: "The page may be busy (a script loop, endless dialogs) or slow; try again with a longer timeout_ms, or navigate elsewhere",
-          }),
-        ),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } catch (error) {
-    if (isTimeout(error)) {
-      throw new BrowserError("relic.browser.timeout", `${what} timed out`, {
-        retryable: true,
-        hint: "Try again with a longer timeout_ms, or check the page with browser.snapshot",
-      });
-    }
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    work.catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { Frame, Page } from "playwright-core";
-import { within } from "./browser-session.js";
+import { within } from "./browser-error.js";
 import { DOCUMENT_ID_SCRIPT, SNAPSHOT_SCRIPT } from "./page-script.js";
 
 /** How deep snapshots follow iframes inside iframes. */

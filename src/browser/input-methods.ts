@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { BrowserError } from "./browser-error.js";
+import { BrowserError, within } from "./browser-error.js";
 import { act, define, locate, ref, timeout, where } from "./browser-methods.js";
-import { within } from "./browser-session.js";
 
 /** Marks a field that holds a secret: snapshots show its value as `[hidden]`. */
 const MARK_SECRET = new Function("el", "el.setAttribute('data-spool-secret', '')") as (

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from "playwright-core";
+import { within } from "./browser-error.js";
 
 /**
  * Runs in every document before its own scripts: counts the windows the document asks to open
@@ -74,17 +75,8 @@ export async function withNewTabs<T>(
 
 /** The document's count of windows opened; 0 when it cannot be read (navigated, busy). */
 async function count(page: Page): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<number>((resolve) => {
-    timer = setTimeout(() => resolve(0), 2_000);
-  });
-  const read = page
-    .evaluate(OPENED)
-    .then((value) => (typeof value === "number" ? value : 0))
-    .catch(() => 0);
-  try {
-    return await Promise.race([read, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const value = await within(page.evaluate(OPENED), 2_000, "counting opened windows").catch(
+    () => 0,
+  );
+  return typeof value === "number" ? value : 0;
 }

@@ -1,8 +1,7 @@
 import type { Frame, Locator } from "playwright-core";
 import { z } from "zod";
-import { BrowserError, briefMessage } from "./browser-error.js";
+import { BrowserError, briefMessage, within } from "./browser-error.js";
 import { define, locate, type MethodContext, ref, timeout, where } from "./browser-methods.js";
-import { within } from "./browser-session.js";
 
 const waitFor = define({
   description:

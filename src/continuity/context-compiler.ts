@@ -17,6 +17,7 @@ import {
   summaryMessage,
   type ThreadView,
 } from "./context-bundle.js";
+import { viewHasImages, withoutImages } from "./image-fallback.js";
 
 /** A tool offered natively, as a request carries it. */
 type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
@@ -29,10 +30,23 @@ type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
  * Invariants (each has a test): a user turn is sent verbatim or not at all; a tool call is never
  * separated from its results; the directive and the pinned items are always in the system
  * prompt; the newest user turn is always included (if it cannot fit with the mandatory parts the
- * bundle says `overBudget`). Messages are taken newest first and their token counts are cached,
- * so a compile costs O(window), however long the continuity is.
+ * bundle says `overBudget`). When that mandatory part does not fit and holds images (a
+ * screenshot in a small window), it is compiled again with each image left out and said so
+ * (`withoutImages`) before anything is reported over budget. Messages are taken newest first and
+ * their token counts are cached, so a compile costs O(window), however long the continuity is.
  */
 export function compileContext(
+  view: ThreadView,
+  directive: DirectiveContext,
+  policy: ContextPolicy,
+  estimator: TokenEstimator,
+): ContextBundle {
+  const bundle = compileView(view, directive, policy, estimator);
+  if (!bundle.overBudget || !viewHasImages(view)) return bundle;
+  return compileView(withoutImages(view), directive, policy, estimator);
+}
+
+function compileView(
   view: ThreadView,
   directive: DirectiveContext,
   policy: ContextPolicy,

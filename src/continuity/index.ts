@@ -51,7 +51,7 @@ export {
   handOff,
   MAX_CHAIN,
 } from "./handoff.js";
-export { IMAGE_LEFT_OUT, viewHasImages, withoutImages } from "./image-fallback.js";
+export { IMAGE_LEFT_OUT } from "./image-fallback.js";
 export {
   cutInputText,
   INPUT_CUT_MEDIA_TYPE,

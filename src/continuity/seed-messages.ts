@@ -1,4 +1,4 @@
-import { fromBlockData, toBlockData, type UserPart } from "../providers/index.js";
+import { fromBlockData, type ImagePart, toBlockData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import type { ContextMessage, PageResult, SummaryItem } from "./context-bundle.js";
 import { type ChunkSpan, chunkWords, type StreamPosition } from "./source-coverage.js";
@@ -106,7 +106,6 @@ export function seedToMessage(data: SeedMessageData, from: string): ContextMessa
   }
 }
 
-type ImagePart = Extract<UserPart, { type: "image" }>;
 type ImageData = Extract<
   Extract<SeedMessageData, { role: "user" }>["content"],
   readonly unknown[]

@@ -30,6 +30,7 @@ export {
   toProviderErrorData,
   toUsageData,
 } from "./message-data.js";
+export { messageImages, replaceImages } from "./message-images.js";
 export {
   MODEL_RETRY,
   type ModelRetryPolicy,
@@ -39,6 +40,7 @@ export {
 export * from "./models/index.js";
 export * from "./openai/index.js";
 export type {
+  ImagePart,
   Provider,
   ProviderMessage,
   ProviderRequest,

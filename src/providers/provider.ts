@@ -27,6 +27,9 @@ export type UserPart =
       artifact?: string;
     };
 
+/** An image a message carries: a user's image part, or one a tool result returned. */
+export type ImagePart = Extract<UserPart, { type: "image" }>;
+
 /** One result of a tool call the model made, sent back to it. */
 export interface ToolResult {
   toolCallId: string;
@@ -35,7 +38,7 @@ export interface ToolResult {
   output: string;
   isError?: boolean;
   /** Images the tool returned (a screenshot), sent with its output where the provider allows. */
-  images?: Array<Extract<UserPart, { type: "image" }>>;
+  images?: ImagePart[];
 }
 
 /** One message of a conversation, in a form every adapter translates to its provider's. */

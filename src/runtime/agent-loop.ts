@@ -6,10 +6,7 @@ import {
   messageTokens,
   planInputCuts,
   prepareBundle,
-  type ThreadView,
   textTokens,
-  viewHasImages,
-  withoutImages,
 } from "../continuity/index.js";
 import { feedValueSource } from "../feeds/index.js";
 import type { EventStore } from "../log/index.js";
@@ -62,19 +59,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
   let feeds: StepFeeds | undefined;
-  /**
-   * The step's context; when it cannot fit even with every long input cut, and images take room,
-   * the same context with its images left out (each said so), before anything fails.
-   */
   const compile = () => {
-    const view = history.view();
-    const bundle = compileView(view);
-    if (!bundle.overBudget || !viewHasImages(view)) return bundle;
-    return compileView(withoutImages(view));
-  };
-  const compileView = (view: ThreadView) => {
     return compileContext(
-      view,
+      history.view(),
       {
         name: options.directive,
         system: options.system,

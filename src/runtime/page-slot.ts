@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ContextMessage, PageResult } from "../continuity/index.js";
-import type { ProviderMessage, UserPart } from "../providers/index.js";
+import type { ImagePart, ProviderMessage, UserPart } from "../providers/index.js";
 import { type ReportedAction, replaceResultText, resultOpening } from "./action-results.js";
 
 /** Screenshots a thread's context holds as images when the manifest says nothing. */
@@ -52,7 +52,7 @@ export function pageResultOf(
 }
 
 /** A screenshot's image as a request refers to it: by artifact, read in right before the call. */
-export function pageImage(page: PageResult): Extract<UserPart, { type: "image" }> {
+export function pageImage(page: PageResult): ImagePart {
   return {
     type: "image",
     mediaType: page.mediaType ?? "image/png",

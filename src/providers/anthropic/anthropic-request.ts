@@ -9,6 +9,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import type { ContentBlock } from "../assembled-message.js";
 import type {
+  ImagePart,
   ProviderMessage,
   ProviderRequest,
   ToolResult,
@@ -100,7 +101,7 @@ function userContent(content: string | readonly UserPart[]): ContentBlockParam[]
   );
 }
 
-function imageBlock(part: Extract<UserPart, { type: "image" }>): ImageBlockParam {
+function imageBlock(part: ImagePart): ImageBlockParam {
   return {
     type: "image",
     source: {

@@ -9,6 +9,7 @@ import type {
 import { z } from "zod";
 import type { ContentBlock } from "../assembled-message.js";
 import type {
+  ImagePart,
   ProviderMessage,
   ProviderRequest,
   ToolResult,
@@ -92,7 +93,7 @@ function toInputContent(part: UserPart): ResponseInputContent {
   return part.type === "text" ? { type: "input_text", text: part.text } : inputImage(part);
 }
 
-function inputImage(part: Extract<UserPart, { type: "image" }>): ResponseInputImage {
+function inputImage(part: ImagePart): ResponseInputImage {
   return {
     type: "input_image",
     image_url: `data:${part.mediaType};base64,${part.data}`,
