@@ -1,0 +1,7 @@
+export type {
+  ChangeScore,
+  FrameMime,
+  FrameRef,
+  IncomingFrame,
+  ScoredFrame,
+} from "./frame-types.js";
