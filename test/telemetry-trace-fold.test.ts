@@ -307,4 +307,94 @@ describe("the trace fold", () => {
         .sort(),
     ).toEqual(["chat claude-x", "execute_tool x9", "invoke_agent assistant"]);
   });
+
+  it("keeps a run handed off mid-run and its continuation in one trace, under the handoff", async () => {
+    const M = "mid";
+    const added = await store.append({
+      continuity: M,
+      type: "turn.added",
+      actor: "ada",
+      origin: "cli",
+      ts: at(0),
+      data: { text: "a long paste" },
+    });
+    const run = { directive: "assistant", model: "claude-x", resumed: false, next_step: 0 };
+    const closed = { steps: 0, usage, cost_usd: 0 };
+    await store.appendBatch([
+      {
+        continuity: M,
+        stream: thread("th-m"),
+        ts: at(1),
+        type: "thread.started",
+        data: { directive: "assistant", chain_root: "th-m", turn: added.id },
+      },
+      {
+        continuity: M,
+        stream: thread("th-m"),
+        ts: at(1),
+        type: "run.started",
+        data: { ...run, turn: added.id },
+      },
+      {
+        continuity: M,
+        stream: thread("th-m"),
+        ts: at(2),
+        type: "handoff.started",
+        data: {
+          continuation: "th-m.c1",
+          reason: "too long",
+          tokens_used: 100,
+          max_tokens: 50,
+          pressure_ratio: 2,
+          summarizer: "thread_summary",
+          attempt: 1,
+        },
+      },
+      {
+        continuity: M,
+        stream: thread("th-m"),
+        ts: at(3),
+        type: "run.completed",
+        data: { ...closed, turn: added.id, status: "continued" },
+      },
+      {
+        continuity: M,
+        stream: thread("th-m.c1"),
+        ts: at(4),
+        type: "thread.started",
+        data: { directive: "assistant", chain_root: "th-m", continuation_of: "th-m" },
+      },
+      {
+        continuity: M,
+        stream: thread("th-m"),
+        ts: at(4),
+        type: "thread.continued",
+        data: { continuation: "th-m.c1", reason: "too long", mode: "summary" },
+      },
+      { continuity: M, stream: thread("th-m.c1"), ts: at(5), type: "run.started", data: run },
+      {
+        continuity: M,
+        stream: thread("th-m.c1"),
+        ts: at(6),
+        type: "run.completed",
+        data: { ...closed, status: "completed" },
+      },
+    ]);
+    const trees = spanTrees(await collect(readTraces(store, M)));
+    expect(outline(trees)).toEqual([
+      "trace",
+      "  invoke_agent assistant",
+      "    handoff assistant",
+      "      invoke_agent assistant",
+    ]);
+    const handoff = trees[0]!.roots[0]!.children[0]!;
+    const continuation = handoff.children[0]!;
+    expect([handoff.startTime, handoff.endTime]).toEqual([at(2), at(4)]);
+    expect(handoff.attributes[ATTR.handoffContinuation]).toBe("th-m.c1");
+    expect(continuation.attributes[ATTR.threadId]).toBe("th-m.c1");
+    expect(continuation.attributes[ATTR.agentId]).toBe("th-m");
+    expect(continuation.links).toEqual([
+      { traceId: handoff.traceId, spanId: handoff.spanId, attributes: { "spool.link": "handoff" } },
+    ]);
+  });
 });

@@ -61,6 +61,8 @@ export class TraceFold {
   readonly #actions: ActionSpans;
   readonly #handoffs = new Map<string, OpenSpan>();
   readonly #handoffRefs = new Map<string, SpanRef>();
+  /** Runs that ended `continued` (handed off mid-run), by thread: the continuation goes on in them. */
+  readonly #continued = new Map<string, SpanRef>();
   readonly #turnTexts = new Map<string, string>();
   /** `context.compiled` comes just before its step's `step.started`: held until then. */
   readonly #contexts = new Map<string, EventOf<"context.compiled">["data"]>();
@@ -199,6 +201,14 @@ export class TraceFold {
       spanId: spanIdOf(this.#continuity, `handoff:${key}`),
     };
     const link = { ...handoff, attributes: { "spool.link": "handoff" } };
+    // A run handed off mid-run goes on here: in its trace, under the handoff (or the run).
+    const continued = this.#continued.get(info.continuationOf);
+    if (continued) {
+      this.#continued.delete(info.continuationOf);
+      const parentSpanId =
+        handoff.traceId === continued.traceId ? handoff.spanId : continued.spanId;
+      return { traceId: continued.traceId, parentSpanId, link };
+    }
     if (handoff.traceId === traceId) return { traceId, parentSpanId: handoff.spanId, link };
     return { traceId, link };
   }
@@ -233,6 +243,7 @@ export class TraceFold {
     attributes[ATTR.costUsd] = data.cost_usd;
     Object.assign(attributes, usageAttributes(data.usage));
     if (this.#content) Object.assign(attributes, runOutputAttributes(data.result));
+    if (data.status === "continued") this.#continued.set(run.thread, refOf(run.span.record));
     if (data.status === "failed") {
       const code = data.error?.code ?? "spool.run.failed";
       failSpan(run.span, code, data.error?.message ?? "the run failed");
