@@ -25,19 +25,20 @@ export interface OpenSpanOptions {
 
 /** A new open span, its end not yet known (`endTime` is the start until it is closed). */
 export function openSpan(options: OpenSpanOptions): OpenSpan {
-  const { parentSpanId, startTime, ...rest } = options;
-  return {
-    record: {
-      ...rest,
-      ...(parentSpanId !== undefined ? { parentSpanId } : {}),
-      startTime,
-      endTime: startTime,
-      status: { code: "unset" },
-      events: [],
-      links: [],
-    },
-    lastTime: startTime,
+  const record: SpanRecord = {
+    traceId: options.traceId,
+    spanId: options.spanId,
+    name: options.name,
+    kind: options.kind,
+    startTime: options.startTime,
+    endTime: options.startTime,
+    status: { code: "unset" },
+    attributes: options.attributes,
+    events: [],
+    links: [],
   };
+  if (options.parentSpanId !== undefined) record.parentSpanId = options.parentSpanId;
+  return { record, lastTime: options.startTime };
 }
 
 /** Closes `span` at `time` (never before its start) with `status`: the finished record. */
