@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|telemetry …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
@@ -32,6 +32,7 @@ import { measureStepLatency } from "./runtime/step-latency.js";
 import { measureSourceIngest } from "./sources/source-ingest.js";
 import { measureSourceStreamScaling } from "./sources/source-stream-scaling.js";
 import { SqliteEngine } from "./sqlite-engine.js";
+import { measureTraceExport } from "./telemetry/trace-export.js";
 
 const started = performance.now();
 const progress = (line: string) =>
@@ -93,6 +94,7 @@ const GROUPS = [
   "continuity",
   "sources",
   "browser",
+  "telemetry",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -174,6 +176,14 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Browser: snapshot and actions vs @playwright/mcp", () =>
         measureBrowserSnapshot(config.runs, progress),
+      ),
+    );
+  }
+
+  if (groups.has("telemetry")) {
+    sections.push(
+      await guarded("Telemetry: spans from the log", () =>
+        measureTraceExport(config.runs, progress),
       ),
     );
   }

