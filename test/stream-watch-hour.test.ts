@@ -17,6 +17,7 @@ import {
 import type { EventStore } from "../src/log/index.js";
 import { isEvent, type SpoolEvent } from "../src/spec/index.js";
 import {
+  expectedLooks,
   ScriptedWatchModel,
   type Stretch,
   scriptedActivity,
@@ -71,24 +72,6 @@ async function simulate(
   const events: SpoolEvent[] = [];
   for await (const event of store.read({ continuity: "stream" })) events.push(event);
   return { events, noted, kept };
-}
-
-/** The adaptive rule, restated plainly: the times (ms) the note-taker should look. */
-function expectedLooks(frames: readonly ScoredFrame[]): number[] {
-  const s = DEFAULT_WATCH_SETTINGS;
-  const looks: number[] = [];
-  for (const { frame, change } of frames) {
-    const last = looks.at(-1);
-    const since = last === undefined ? Number.POSITIVE_INFINITY : frame.at - last;
-    const wait =
-      change.sceneCut || change.score >= s.changeThreshold
-        ? s.changeMinIntervalSeconds
-        : change.score < s.staticFloor
-          ? s.noteIdleIntervalSeconds
-          : s.noteIntervalSeconds;
-    if (since >= wait * 1000) looks.push(frame.at);
-  }
-  return looks;
 }
 
 const lookTimes = (events: readonly SpoolEvent[]) =>

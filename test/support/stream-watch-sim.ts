@@ -4,12 +4,14 @@
  * compaction back until more notes arrived, and a scripted conversation for the commentary gates.
  */
 import { createHash } from "node:crypto";
-import type {
-  CompactionPlan,
-  ScoredFrame,
-  WatchActivity,
-  WatchAnswer,
-  WatchModel,
+import {
+  type CompactionPlan,
+  DEFAULT_WATCH_SETTINGS,
+  type ScoredFrame,
+  type WatchActivity,
+  type WatchAnswer,
+  type WatchModel,
+  type WatchSettings,
 } from "../../src/frames/index.js";
 
 /** One stretch of the timeline: frames from `from` to `to` seconds (exclusive) at `score`. */
@@ -112,4 +114,24 @@ export function scriptedActivity(
     const foregroundBusy = busy.some(([from, to]) => now >= from * 1000 && now < to * 1000);
     return { ...(last !== undefined ? { lastUserInputAt: last } : {}), foregroundBusy };
   };
+}
+
+/** The adaptive rule, restated plainly: the times (ms) the note-taker should look. */
+export function expectedLooks(
+  frames: readonly ScoredFrame[],
+  s: WatchSettings = DEFAULT_WATCH_SETTINGS,
+): number[] {
+  const looks: number[] = [];
+  for (const { frame, change } of frames) {
+    const last = looks.at(-1);
+    const since = last === undefined ? Number.POSITIVE_INFINITY : frame.at - last;
+    const wait =
+      change.sceneCut || change.score >= s.changeThreshold
+        ? s.changeMinIntervalSeconds
+        : change.score < s.staticFloor
+          ? s.noteIdleIntervalSeconds
+          : s.noteIntervalSeconds;
+    if (since >= wait * 1000) looks.push(frame.at);
+  }
+  return looks;
 }
