@@ -57,6 +57,7 @@ export {
   type WatchModel,
 } from "./watch-model.js";
 export { NOTES_HEADING, noteLine, renderWatchNotes } from "./watch-notes-text.js";
+export { type AgentWatchSettings, readWatchSection } from "./watch-section.js";
 export {
   changedWatchSettings,
   DEFAULT_WATCH_SETTINGS,
