@@ -21,15 +21,19 @@ import { createScriptedProvider } from "../src/providers/index.js";
 import { isEvent } from "../src/spec/index.js";
 import { SMALL_MODEL } from "./support/continuity-run.js";
 import { tinyPng } from "./support/tiny-png.js";
-import { readAll, useTempStore } from "./support/transcripts.js";
+import { readAll, tempStore } from "./support/transcripts.js";
 
-const temp = useTempStore("spool-image-summarizer-");
+let temp: Awaited<ReturnType<typeof tempStore>>;
 let workspace: string;
 
-beforeEach(() => {
+beforeEach(async () => {
+  temp = await tempStore("spool-image-summarizer-");
   workspace = mkdtempSync(join(tmpdir(), "spool-image-summarizer-ws-"));
 });
-afterEach(() => rmSync(workspace, { recursive: true, force: true }));
+afterEach(async () => {
+  await temp.cleanup();
+  rmSync(workspace, { recursive: true, force: true });
+});
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(join(workspace, path)), { recursive: true });
@@ -112,7 +116,9 @@ async function handoffWith(summarizer: string) {
     cost: () => 50,
     responseId: null,
   });
-  const seeded = (await readAll(temp.store, "watch")).find((event) => isEvent(event, "handoff.seeded"));
+  const seeded = (await readAll(temp.store, "watch")).find((event) =>
+    isEvent(event, "handoff.seeded"),
+  );
   if (!seeded || !isEvent(seeded, "handoff.seeded")) throw new Error("no handoff.seeded");
   return seeded.data;
 }
