@@ -1,5 +1,6 @@
 import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
+import { FRAMES_USAGE } from "./commands/frames.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
@@ -64,6 +65,7 @@ Commands:
   watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
+  frames [continuity]           Show a stream watch: latest frame, recent scores, rolling notes
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
   pins                          List the pins in force
@@ -240,6 +242,7 @@ Run \`spool protocol parse --help\` for its options.
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,
   pins: PINS_USAGE,
+  frames: FRAMES_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]
