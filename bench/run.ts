@@ -20,6 +20,7 @@ import { type BenchConfig, readConfig } from "./config.js";
 import { measureCompileScaling } from "./continuity/compile-scaling.js";
 import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
 import type { Engine } from "./engine.js";
+import { measureStreamWatch } from "./frames/stream-watch.js";
 import { measureEngine } from "./measure-engine.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
 import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
@@ -93,6 +94,7 @@ const GROUPS = [
   "continuity",
   "sources",
   "browser",
+  "frames",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -174,6 +176,14 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Browser: snapshot and actions vs @playwright/mcp", () =>
         measureBrowserSnapshot(config.runs, progress),
+      ),
+    );
+  }
+
+  if (groups.has("frames")) {
+    sections.push(
+      await guarded("Frames: stream-watch vision calls per hour", () =>
+        measureStreamWatch(progress),
       ),
     );
   }
