@@ -18,9 +18,10 @@ export type Unit =
   | "µs"
   | "MiB"
   | "tokens"
-  | "elements";
+  | "elements"
+  | "calls/h";
 
-const LATENCY_UNITS: readonly Unit[] = ["ms", "µs", "MiB"];
+const LATENCY_UNITS: readonly Unit[] = ["ms", "µs", "MiB", "calls/h"];
 
 /** One line of a table: Spool's median beside the engine's ceiling from the same run. */
 export interface ResultRow {

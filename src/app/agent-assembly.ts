@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { AnyTool } from "../actions/index.js";
 import { type AgentBrowser, agentBrowser } from "../browser/index.js";
-import { BROWSER_SUMMARIZER, selectSummarizer } from "../continuity/index.js";
+import { BROWSER_SUMMARIZER, IMAGE_SUMMARIZER, selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
   checkInputs,
@@ -16,6 +16,7 @@ import {
   resolveToolAccess,
 } from "../directives/index.js";
 import { parseFeedManifest } from "../feeds/index.js";
+import type { AgentWatchSettings } from "../frames/index.js";
 import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
@@ -50,6 +51,7 @@ import { ConfigError } from "../spec/index.js";
 import { BUILTIN_TOOL_NAMES, builtinTools, formatToolCatalogue } from "../tools/index.js";
 import { createWorkflowExecutor, workflowDirectory } from "../workflows/index.js";
 import { agentSources } from "./agent-sources.js";
+import { agentWatch } from "./agent-watch.js";
 import { describeCapabilities } from "./capabilities.js";
 
 /** What `assembleAgent` needs. */
@@ -93,6 +95,8 @@ export interface AssembledAgent {
   /** Why the demo runs (the one line to show), when it does. */
   demoReason?: string;
   space: ItemSpace;
+  /** The stream-watch settings of a manifest with a `watch:` section (docs/stream-watch.md). */
+  watch?: AgentWatchSettings;
   /** Stops the relics. */
   close(): Promise<void>;
 }
@@ -198,6 +202,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     }
   };
   const browser = manifest ? browserOf(manifest, options) : undefined;
+  const watch = manifest ? agentWatch(manifest) : undefined;
   const tools = [
     ...toolsFor(options.workspace, directive, manifest, config),
     // The relic host is made below; the tools reach it only when they run.
@@ -288,6 +293,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
           continuation,
           exists: (candidate) => space.locate("directive", candidate) !== undefined,
           ...(browser && name === directiveItem ? { agentDefault: BROWSER_SUMMARIZER } : {}),
+          // An agent that watches frames hands off a description of the screen, never images.
+          ...(!browser && watch && name === directiveItem
+            ? { agentDefault: IMAGE_SUMMARIZER }
+            : {}),
         }),
       summarizerSpec: (name) => {
         try {
@@ -336,6 +345,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     demo: demoReason !== undefined && options.provider === undefined,
     ...(demoReason !== undefined && options.provider === undefined ? { demoReason } : {}),
     space,
+    ...(watch ? { watch } : {}),
     close: () => host.close(),
   };
 }

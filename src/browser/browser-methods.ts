@@ -248,10 +248,17 @@ const screenshot = define({
       ...(p.format === "jpeg" ? { quality: 70 } : {}),
     } as const;
     let bytes: Buffer = Buffer.alloc(0);
+    let size: { width: number; height: number } | undefined;
     await act(
       "taking the screenshot",
       ms,
       async () => {
+        if (target.locator) {
+          const box = await target.locator.boundingBox({ timeout: ms });
+          if (box) size = { width: Math.round(box.width), height: Math.round(box.height) };
+        } else {
+          size = { width: Math.min(view.width, side), height: Math.min(view.height, side) };
+        }
         bytes = target.locator
           ? await target.locator.screenshot(options)
           : await target.page.screenshot({
@@ -273,6 +280,8 @@ const screenshot = define({
       artifact,
       media_type: mediaType,
       bytes: bytes.length,
+      // CSS pixels: what the image's token cost is estimated from (docs/stream-watch.md).
+      ...(size && size.width > 0 && size.height > 0 ? size : {}),
     };
   },
 });

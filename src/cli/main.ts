@@ -4,6 +4,7 @@ import { addActor, listActors, removeActor } from "./commands/actors.js";
 import { chatCommand } from "./commands/chat.js";
 import { contextCommand } from "./commands/context-command.js";
 import { createContinuity, listContinuities } from "./commands/continuities.js";
+import { framesCommand } from "./commands/frames.js";
 import { itemsCommand } from "./commands/items.js";
 import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
@@ -64,6 +65,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   pins: { "": pinsCommand },
   context: { "": contextCommand },
   trace: { "": traceCommand },
+  frames: { "": framesCommand },
 };
 
 /**

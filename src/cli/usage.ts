@@ -1,5 +1,6 @@
 import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
+import { FRAMES_USAGE } from "./commands/frames.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
@@ -66,6 +67,7 @@ Commands:
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   trace <continuity>            Export a continuity's runs as OpenTelemetry spans (--otlp, --json)
+  frames [continuity]           Show a stream watch: latest frame, recent scores, rolling notes
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
   pins                          List the pins in force
@@ -243,6 +245,7 @@ Run \`spool protocol parse --help\` for its options.
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,
   pins: PINS_USAGE,
+  frames: FRAMES_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]

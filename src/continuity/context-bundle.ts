@@ -49,6 +49,9 @@ export interface PageResult {
   /** A screenshot's image: its artifact and media type. */
   artifact?: string;
   mediaType?: string;
+  /** A screenshot's size in pixels, when its result says (for the image's token estimate). */
+  width?: number;
+  height?: number;
 }
 
 /** A rule or fact pinned into every context of a continuity (`context.pinned`). */

@@ -2,8 +2,10 @@ import type { EventStore } from "../log/index.js";
 import type { AnyNewEvent, EventData } from "../spec/index.js";
 import { type CheckpointSigner, writeCheckpoint } from "../transcript/index.js";
 import type { ContextMessage, SummaryItem, ThreadView } from "./context-bundle.js";
+import { withoutCarriedImages } from "./image-fallback.js";
 import { messageToSeed, positionToData, spanToData } from "./seed-messages.js";
 import { seedPositions } from "./source-coverage.js";
+import { IMAGE_SUMMARIZER } from "./summarizer-selection.js";
 import type { SummaryOutcome, SummaryWorker } from "./summary-worker.js";
 import { selectTrailing } from "./trailing.js";
 
@@ -139,8 +141,13 @@ export async function handOff(input: HandoffInput): Promise<HandoffResult> {
     ? input.reason
     : `${input.reason}; the summary failed (${outcome.reason}), so the continuation starts ${stale ? "from the last summary made" : "with trailing messages only"}`;
   const chain = [...view.summaries, ...(summary ? [summary] : [])].slice(-MAX_CHAIN);
+  // A thread that watched frames hands off its visual state as text: no image crosses over.
+  const carried =
+    input.summarizer.name === IMAGE_SUMMARIZER
+      ? withoutCarriedImages(view.messages)
+      : view.messages;
   const trailing = selectTrailing(
-    view.messages,
+    carried,
     view.newestTurn,
     Math.max(0, input.ceiling - (summary?.tokens ?? 0)),
     input.cost,

@@ -1,5 +1,5 @@
 import { messageImages, replaceImages } from "../providers/index.js";
-import type { ThreadView } from "./context-bundle.js";
+import type { ContextMessage, ThreadView } from "./context-bundle.js";
 
 /** What stands where an image was left out of a context too small for it. */
 export const IMAGE_LEFT_OUT =
@@ -23,4 +23,20 @@ export function withoutImages(view: ThreadView): ThreadView {
       return message === entry.message ? entry : { ...entry, message };
     }),
   };
+}
+
+/** What stands where an image was in a message carried into a continuation. */
+export const IMAGE_NOT_CARRIED =
+  "[image not carried across the handoff: the summary's Visual State at Boundary says what the screen showed]";
+
+/**
+ * `messages` with every image replaced by `IMAGE_NOT_CARRIED`: what a continuation of a thread
+ * that watched frames is seeded with (images never cross a handoff; the image summarizer's text
+ * does). Entries without images are returned as they are. Pure.
+ */
+export function withoutCarriedImages(messages: readonly ContextMessage[]): ContextMessage[] {
+  return messages.map((entry) => {
+    const message = replaceImages(entry.message, () => IMAGE_NOT_CARRIED);
+    return message === entry.message ? entry : { ...entry, message };
+  });
 }

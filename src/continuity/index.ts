@@ -51,7 +51,7 @@ export {
   handOff,
   MAX_CHAIN,
 } from "./handoff.js";
-export { IMAGE_LEFT_OUT } from "./image-fallback.js";
+export { IMAGE_LEFT_OUT, IMAGE_NOT_CARRIED, withoutCarriedImages } from "./image-fallback.js";
 export {
   cutInputText,
   INPUT_CUT_MEDIA_TYPE,
@@ -102,6 +102,7 @@ export {
 } from "./step-decision.js";
 export {
   BROWSER_SUMMARIZER,
+  IMAGE_SUMMARIZER,
   type SelectSummarizerOptions,
   type SummarizerChoice,
   type SummarizerSource,

@@ -6,6 +6,9 @@ export type SummarizerSource = "directive" | "override" | "convention" | "agent"
 /** The summarizer of a browser agent (a manifest with a `browser:` section) by default. */
 export const BROWSER_SUMMARIZER = "browser_summarizer";
 
+/** The summarizer of an agent that watches frames (a manifest with a `watch:` section) by default. */
+export const IMAGE_SUMMARIZER = "image_summarizer";
+
 /** What `selectSummarizer` needs. */
 export interface SelectSummarizerOptions {
   /**

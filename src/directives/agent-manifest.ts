@@ -45,6 +45,11 @@ export interface AgentManifest {
    * to validate; its issues are reported through `sources.issues` (paths like `browser.viewport`).
    */
   browser?: unknown;
+  /**
+   * The `watch` section as written (absent when the manifest has none): the stream-watch settings
+   * (docs/stream-watch.md), for the frames module to migrate and validate.
+   */
+  watch?: unknown;
   source: ItemSource;
 }
 
@@ -153,11 +158,12 @@ const manifestSchema = z.strictObject(
     sources: z.unknown().optional(),
     source_actions: z.unknown().optional(),
     browser: z.unknown().optional(),
+    watch: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser (check the spelling)"
+        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser, watch (check the spelling)"
         : "an agent manifest must be a mapping, e.g. directive: assistant",
   },
 );
@@ -272,6 +278,9 @@ export function parseAgentManifest(
     sources,
     ...(isRecord(data) && data.browser !== undefined && data.browser !== null
       ? { browser: data.browser }
+      : {}),
+    ...(isRecord(data) && data.watch !== undefined && data.watch !== null
+      ? { watch: data.watch }
       : {}),
     source: {
       path: options.path,

@@ -25,6 +25,13 @@ export type UserPart =
        * right before the call.
        */
       artifact?: string;
+      /**
+       * The image's size in pixels, when the code that built the part knows it (a frame, a
+       * screenshot): the token estimate then uses the provider's own formula instead of a flat
+       * guess. Never sent to the provider.
+       */
+      width?: number;
+      height?: number;
     };
 
 /** An image a message carries: a user's image part, or one a tool result returned. */

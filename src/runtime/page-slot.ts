@@ -16,6 +16,8 @@ const pageOutput = z.looseObject({
 const screenshotOutput = pageOutput.extend({
   artifact: z.string().regex(/^[0-9a-f]{64}$/),
   media_type: z.string().min(1).max(100),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
 });
 
 /** The page result kind of an action's name: the browser's snapshot and screenshot methods. */
@@ -47,8 +49,17 @@ export function pageResultOf(
   }
   const parsed = screenshotOutput.safeParse(action.output);
   if (!parsed.success) return undefined;
-  const { tab, url, title, artifact, media_type: mediaType } = parsed.data;
-  return { kind, ...base, tab, url, title, artifact, mediaType };
+  const { tab, url, title, artifact, media_type: mediaType, width, height } = parsed.data;
+  return {
+    kind,
+    ...base,
+    tab,
+    url,
+    title,
+    artifact,
+    mediaType,
+    ...(width !== undefined && height !== undefined ? { width, height } : {}),
+  };
 }
 
 /** A screenshot's image as a request refers to it: by artifact, read in right before the call. */
@@ -58,6 +69,9 @@ export function pageImage(page: PageResult): ImagePart {
     mediaType: page.mediaType ?? "image/png",
     data: "",
     artifact: page.artifact ?? "",
+    ...(page.width !== undefined && page.height !== undefined
+      ? { width: page.width, height: page.height }
+      : {}),
   };
 }
 

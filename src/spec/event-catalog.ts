@@ -17,6 +17,7 @@ import { sourceEvents } from "./events/source-events.js";
 import { threadEvents } from "./events/thread-events.js";
 import { tokenEvents } from "./events/token-events.js";
 import { turnEvents } from "./events/turn-events.js";
+import { watchEvents } from "./events/watch-events.js";
 import { compileFastParse, NOT_FAST } from "./fast-parse.js";
 
 /**
@@ -38,6 +39,7 @@ export const EVENT_CATALOG = {
   ...runEvents,
   ...contextEvents,
   ...sourceEvents,
+  ...watchEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the

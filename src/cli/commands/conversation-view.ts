@@ -18,6 +18,7 @@ import { oneLine, type Style, truncate } from "../format.js";
 import { redactSecrets } from "../redact.js";
 import { isWorkerThread } from "./thread-rows.js";
 import { ViewVariables } from "./view-variables.js";
+import { WATCH_LINE_TYPES, watchEventLine } from "./watch-event-lines.js";
 
 /** Options of `ConversationView`. */
 export interface ConversationViewOptions {
@@ -106,6 +107,11 @@ export class ConversationView {
     const textIndent = this.indentOf(event.stream.id);
     const indent = textIndent + INDENT;
     this.variables.push(event);
+    if (WATCH_LINE_TYPES.has(event.type)) {
+      const line = watchEventLine(event, style, full);
+      if (line !== undefined) this.line(line, "");
+      return;
+    }
     switch (event.type) {
       case "turn.added": {
         const turn = data as EventData<"turn.added">;

@@ -12,6 +12,17 @@ export {
   DEFAULT_CALIBRATION,
 } from "./calibration.js";
 export {
+  ANTHROPIC_MAX_EDGE,
+  ANTHROPIC_MAX_PIXELS,
+  ANTHROPIC_PIXELS_PER_TOKEN,
+  anthropicImageTokens,
+  geminiImageTokens,
+  type ImageSize,
+  imageTokens,
+  type OpenAIDetail,
+  openaiImageTokens,
+} from "./image-tokens.js";
+export {
   CHARS_PER_TOKEN,
   createTokenEstimator,
   DEFAULT_CHARS_PER_TOKEN,

@@ -10,6 +10,7 @@ import {
   correctionFactor,
   DEFAULT_CALIBRATION,
 } from "./calibration.js";
+import { imageTokens } from "./image-tokens.js";
 
 /** The parts of a request that count toward its input tokens. */
 export interface EstimateRequest {
@@ -36,8 +37,9 @@ export interface TokenEstimator {
   count(model: string, text: string): number;
   /**
    * Calibrated input tokens of `input`: for a request, the system prompt, each message's text plus
-   * `MESSAGE_OVERHEAD_TOKENS`, `IMAGE_TOKENS` per image (a user's or a tool result's) and each
-   * tool's JSON, times the model's correction factor, rounded up.
+   * `MESSAGE_OVERHEAD_TOKENS`, each image (a user's or a tool result's) by its maker's formula
+   * when its size is known (`imageTokens`), else `IMAGE_TOKENS`, and each tool's JSON, times the
+   * model's correction factor, rounded up.
    */
   estimate(model: string, input: EstimateInput): number;
   /**
@@ -87,7 +89,10 @@ export const CHARS_PER_TOKEN: Readonly<Record<string, number>> = Object.freeze({
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Tokens every request costs beyond its messages (the reply's priming). */
 export const REQUEST_OVERHEAD_TOKENS = 3;
-/** Tokens an image is assumed to cost (a large image on Anthropic; OpenAI high detail is similar). */
+/**
+ * Tokens an image of unknown size is assumed to cost (a large image on Anthropic; OpenAI high
+ * detail is similar). An image whose size is known counts by its maker's formula (`imageTokens`).
+ */
 export const IMAGE_TOKENS = 1_600;
 
 interface Encoding {
@@ -125,11 +130,14 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
     }
     return found;
   };
-  const counters = new Map<string, (text: string) => number>();
-  const counter = (model: string): ((text: string) => number) => {
+  const counters = new Map<string, Counter>();
+  const counter = (model: string): Counter => {
     let found = counters.get(model);
     if (!found) {
-      found = makeCounter(model);
+      const maker = catalogue.lookup(model)?.provider;
+      found = Object.assign(makeCounter(model), {
+        image: (size: ImageSizeLike) => imageTokens(maker, size, IMAGE_TOKENS),
+      });
       counters.set(model, found);
     }
     return found;
@@ -168,7 +176,16 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
   };
 }
 
-function countRequest(request: EstimateRequest, count: (text: string) => number): number {
+/** An image part's size, when it carries one. */
+interface ImageSizeLike {
+  width?: number;
+  height?: number;
+}
+
+/** Counts a model's text, and its images by the model's maker. */
+type Counter = ((text: string) => number) & { image: (size: ImageSizeLike) => number };
+
+function countRequest(request: EstimateRequest, count: Counter): number {
   let tokens = REQUEST_OVERHEAD_TOKENS;
   if (request.system) tokens += count(request.system) + MESSAGE_OVERHEAD_TOKENS;
   for (const message of request.messages ?? []) {
@@ -181,12 +198,12 @@ function countRequest(request: EstimateRequest, count: (text: string) => number)
   return tokens;
 }
 
-function countMessage(message: ProviderMessage, count: (text: string) => number): number {
+function countMessage(message: ProviderMessage, count: Counter): number {
   if (message.role === "tool") {
     let tokens = 0;
     for (const result of message.results) {
       tokens += count(result.output) + count(result.toolCallId) + MESSAGE_OVERHEAD_TOKENS;
-      tokens += (result.images?.length ?? 0) * IMAGE_TOKENS;
+      for (const image of result.images ?? []) tokens += count.image(image);
     }
     return tokens;
   }
@@ -197,14 +214,14 @@ function countMessage(message: ProviderMessage, count: (text: string) => number)
 }
 
 /** Reasoning counts too: an overestimate where a provider drops earlier turns' reasoning. */
-function countPart(part: ContentBlock | UserPart, count: (text: string) => number): number {
+function countPart(part: ContentBlock | UserPart, count: Counter): number {
   switch (part.type) {
     case "text":
     case "reasoning":
     case "refusal":
       return count(part.text);
     case "image":
-      return IMAGE_TOKENS;
+      return count.image(part);
     case "tool-call":
       return count(part.name) + count(part.inputText) + MESSAGE_OVERHEAD_TOKENS;
     case "redacted-reasoning":
