@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|frames …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
@@ -20,6 +20,7 @@ import { type BenchConfig, readConfig } from "./config.js";
 import { measureCompileScaling } from "./continuity/compile-scaling.js";
 import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
 import type { Engine } from "./engine.js";
+import { measureFrameScoring } from "./frames/frame-scoring.js";
 import { measureEngine } from "./measure-engine.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
 import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
@@ -93,6 +94,7 @@ const GROUPS = [
   "continuity",
   "sources",
   "browser",
+  "frames",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -174,6 +176,14 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Browser: snapshot and actions vs @playwright/mcp", () =>
         measureBrowserSnapshot(config.runs, progress),
+      ),
+    );
+  }
+
+  if (groups.has("frames")) {
+    sections.push(
+      await guarded("Frames: change score and pipeline", () =>
+        measureFrameScoring(config.runs, progress),
       ),
     );
   }
