@@ -176,6 +176,7 @@ describe("MJPEG splitting", () => {
           }
           expect(pieces).toEqual([
             { kind: "frame", data: images[0] },
+            { kind: "frame", data: images[1] },
             { kind: "frame", data: images[2] },
             { kind: "too-big", bytes: 200 },
           ]);
