@@ -12,6 +12,7 @@ export type Target =
 export type Unit =
   | "events/s"
   | "lines/s"
+  | "frames/s"
   | "tokens/s"
   | "MB/s"
   | "ms"

@@ -20,6 +20,7 @@ import { type BenchConfig, readConfig } from "./config.js";
 import { measureCompileScaling } from "./continuity/compile-scaling.js";
 import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
 import type { Engine } from "./engine.js";
+import { measureFrameScoring } from "./frames/frame-scoring.js";
 import { measureStreamWatch } from "./frames/stream-watch.js";
 import { measureEngine } from "./measure-engine.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
@@ -194,6 +195,11 @@ async function main(): Promise<void> {
     sections.push(
       await guarded("Frames: stream-watch vision calls per hour", () =>
         measureStreamWatch(progress),
+      ),
+    );
+    sections.push(
+      await guarded("Frames: change score and pipeline", () =>
+        measureFrameScoring(config.runs, progress),
       ),
     );
   }

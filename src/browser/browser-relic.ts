@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import type { Relic, RelicContext, RelicDescription } from "../relics/index.js";
 import { createWorkspace } from "../tools/index.js";
 import { BrowserError } from "./browser-error.js";
@@ -34,6 +35,13 @@ export interface BrowserRelicOptions {
 /** The browser relic, with the page-event hub its source reads. */
 export interface BrowserRelic extends Relic {
   readonly events: PageEventHub;
+  /**
+   * The Playwright page of `tab` (default the active tab), for readers of the screen such as
+   * the frames module's screencast. Rejects with `relic.browser.crashed` while the browser is
+   * not running (its host starts it on the first browser call), `relic.browser.unknown-tab` for
+   * a tab that is not open.
+   */
+  page(tab?: string): Promise<Page>;
 }
 
 /**
@@ -69,6 +77,15 @@ export function createBrowserRelic(relicOptions: BrowserRelicOptions): BrowserRe
     name,
     events,
     describe: () => description,
+    async page(tab) {
+      if (!session) {
+        throw new BrowserError("relic.browser.crashed", "the browser is not running", {
+          retryable: true,
+          hint: "Make a browser call first (its host starts Chromium on the first one)",
+        });
+      }
+      return tab === undefined ? (await session.activePage()).page : session.page(tab);
+    },
     async start(given) {
       context = given;
       const folder = given.continuity.replace(/[^A-Za-z0-9_.-]/g, "_");

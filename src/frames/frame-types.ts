@@ -45,10 +45,20 @@ export interface ChangeScore {
   readonly duplicate: boolean;
   /** The maximum skip interval passed since the last noted frame: treat as changed. */
   readonly forced: boolean;
+  /**
+   * Difference from the previous frame (0–1), what the scene-cut rule looks at; 0 for the first
+   * frame and for a frame whose bytes equal the previous one's.
+   */
+  readonly motion?: number;
 }
 
 /** A stored frame with its change score. */
 export interface ScoredFrame {
   readonly frame: FrameRef;
   readonly change: ChangeScore;
+  /**
+   * Scored frames dropped, because the consumer fell behind, between the previous frame it
+   * received and this one (absent when none were): the latest frame wins.
+   */
+  readonly skipped?: number;
 }

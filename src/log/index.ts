@@ -27,6 +27,7 @@ export type { EventPage, LogBackend, PendingEvent } from "./log-backend.js";
 export { createEventStore, type LogStoreOptions } from "./log-store.js";
 export { type OpenStoreOptions, openEventStore, resolveStoreLocation } from "./open-store.js";
 export { openPostgresBackend, type PostgresBackendOptions } from "./postgres/index.js";
+export { redactUrl } from "./postgres/postgres-errors.js";
 export {
   type Durability,
   openSqliteBackend,

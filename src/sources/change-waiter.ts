@@ -1,7 +1,8 @@
 import { type FSWatcher, watch } from "node:fs";
 
 /**
- * Waits for a file to change: an `fs.watch` event on its directory naming it (or naming nothing),
+ * Waits for a file to change: an `fs.watch` event on its directory naming it (or naming nothing;
+ * any name at all when the waiter watches the whole directory, `name` undefined),
  * a poll interval passing, or the signal aborting, whichever comes first. An event that arrives
  * while nobody waits is remembered, so the next `wait` returns at once: no change is missed
  * between reading and waiting. Where watching fails (no such directory, no inotify left) polling
@@ -9,13 +10,13 @@ import { type FSWatcher, watch } from "node:fs";
  */
 export class ChangeWaiter {
   readonly #directory: string;
-  readonly #name: string;
+  readonly #name: string | undefined;
   readonly #signal: AbortSignal;
   #watcher: FSWatcher | undefined;
   #changed = false;
   #wake: (() => void) | undefined;
 
-  constructor(directory: string, name: string, signal: AbortSignal) {
+  constructor(directory: string, name: string | undefined, signal: AbortSignal) {
     this.#directory = directory;
     this.#name = name;
     this.#signal = signal;
@@ -26,7 +27,9 @@ export class ChangeWaiter {
     if (this.#watcher !== undefined) return;
     try {
       const watcher = watch(this.#directory, { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === this.#name) this.#notify();
+        if (filename === null || this.#name === undefined || filename === this.#name) {
+          this.#notify();
+        }
       });
       watcher.on("error", () => {
         watcher.close();

@@ -1,5 +1,6 @@
 // Continuous inputs with durable cursors: the adapter contract, the adapters, and their runner.
 
+export { ChangeWaiter } from "./change-waiter.js";
 // The line core (splitting, batching) and the file, dataset and command sources.
 export { ChunkBatcher, compileFilter, filterKeeps } from "./chunk-batcher.js";
 export {
@@ -8,7 +9,7 @@ export {
   createCommandSource,
   parseCommandCursor,
 } from "./command-source.js";
-export { compareDatasetPaths } from "./dataset-files.js";
+export { compareDatasetPaths, type DatasetFilter, datasetFiles } from "./dataset-files.js";
 export {
   createDatasetSource,
   type DatasetCursor,

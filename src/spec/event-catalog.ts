@@ -9,6 +9,7 @@ import { contextEvents } from "./events/context-events.js";
 import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
+import { frameEvents } from "./events/frame-events.js";
 import { graphEvents } from "./events/graph-events.js";
 import { messageEvents } from "./events/message-events.js";
 import { relicEvents } from "./events/relic-events.js";
@@ -40,6 +41,7 @@ export const EVENT_CATALOG = {
   ...contextEvents,
   ...sourceEvents,
   ...watchEvents,
+  ...frameEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the
