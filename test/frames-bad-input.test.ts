@@ -60,7 +60,10 @@ describe("bad frames", () => {
         return scored;
       })();
       let at = 1_000;
-      const push = (data: Buffer) => pushed.pushFrame({ data, at: (at += 100) });
+      const push = (data: Buffer) => {
+        at += 100;
+        return pushed.pushFrame({ data, at });
+      };
       expect(push(jpeg)).toEqual({ accepted: true });
       expect(push(Buffer.alloc(0))).toEqual({ accepted: false, reason: "empty" });
       expect(push(Buffer.from("GIF89a, not a frame at all"))).toEqual({
