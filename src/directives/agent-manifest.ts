@@ -45,6 +45,11 @@ export interface AgentManifest {
    * to validate; its issues are reported through `sources.issues` (paths like `browser.viewport`).
    */
   browser?: unknown;
+  /**
+   * The `mcp` entry as written (absent when the manifest has none): the MCP servers the agent
+   * uses (`all`, or a list of server names), for the mcp module to resolve against `mcp.json`.
+   */
+  mcp?: unknown;
   source: ItemSource;
 }
 
@@ -153,11 +158,12 @@ const manifestSchema = z.strictObject(
     sources: z.unknown().optional(),
     source_actions: z.unknown().optional(),
     browser: z.unknown().optional(),
+    mcp: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser (check the spelling)"
+        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser, mcp (check the spelling)"
         : "an agent manifest must be a mapping, e.g. directive: assistant",
   },
 );
@@ -273,6 +279,7 @@ export function parseAgentManifest(
     ...(isRecord(data) && data.browser !== undefined && data.browser !== null
       ? { browser: data.browser }
       : {}),
+    ...(isRecord(data) && data.mcp !== undefined && data.mcp !== null ? { mcp: data.mcp } : {}),
     source: {
       path: options.path,
       tier: options.tier ?? "project",
