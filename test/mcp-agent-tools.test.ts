@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assembleAgent } from "../src/app/index.js";
 import type { EventStore } from "../src/log/index.js";
-import { type PreparedMcp, prepareAgentMcp } from "../src/mcp/index.js";
+import { type PreparedMcp, prepareAgentMcp, recordMcpListings } from "../src/mcp/index.js";
 import { createScriptedProvider, type Provider } from "../src/providers/index.js";
 import { replayContinuity } from "../src/replay/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
@@ -115,6 +115,7 @@ describe("an agent with MCP servers", () => {
       data: { title: "work" },
     });
     const prepared = await prepare(store, true);
+    await recordMcpListings(store, prepared);
     expect([...prepared.failed]).toEqual([]);
     const assembled = assemble(store, prepared);
     const names = assembled.options.agent.tools.map((tool) => tool.name);

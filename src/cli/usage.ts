@@ -2,6 +2,7 @@ import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import { MCP_USAGE } from "./commands/mcp-command.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
@@ -63,6 +64,7 @@ Commands:
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
   watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
+  mcp list | serve              MCP servers, their status and tools; Spool as an MCP server
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
@@ -235,6 +237,9 @@ Run \`spool protocol parse --help\` for its options.
   tail: TAIL_USAGE,
   threads: THREADS_USAGE,
   sources: SOURCES_USAGE,
+  mcp: MCP_USAGE,
+  "mcp list": MCP_USAGE,
+  "mcp serve": MCP_USAGE,
   watch: WATCH_USAGE,
   context: CONTEXT_USAGE,
   pin: PIN_USAGE,

@@ -7,7 +7,7 @@ import {
 } from "../directives/index.js";
 import type { EventStore } from "../log/index.js";
 import type { RelicCallOptions } from "../relics/index.js";
-import { ConfigError } from "../spec/index.js";
+import { type AnyNewEvent, ConfigError } from "../spec/index.js";
 import { loadMcpConfig, type McpServerConfig } from "./mcp-config.js";
 import { type McpListings, resolveMcpListings } from "./mcp-listing.js";
 import { createMcpRelic, type McpRelic, mcpRelicName } from "./mcp-relic.js";
@@ -21,6 +21,8 @@ export interface PreparedMcp {
   listings: McpListings;
   /** Servers that could not be listed, with why. */
   failed: ReadonlyMap<string, string>;
+  /** Events recording newly listed tools, to append with `recordMcpListings`. */
+  records: AnyNewEvent[];
   fetch?: typeof fetch;
 }
 
@@ -54,17 +56,26 @@ export async function prepareAgentMcp(options: PrepareMcpOptions): Promise<Prepa
   try {
     manifest = space.manifest(options.agent ?? "assistant");
   } catch {
-    return { servers: [], listings: new Map(), failed: new Map() };
+    return { servers: [], listings: new Map(), failed: new Map(), records: [] };
   }
   const servers = selectMcpServers(manifest, options);
-  const { listings, failed } = await resolveMcpListings({
+  const { listings, failed, records } = await resolveMcpListings({
     servers,
     store: options.store,
     continuity: options.continuity,
     discover: options.discover,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  return { servers, listings, failed, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  return { servers, listings, failed, records, ...(options.fetch ? { fetch: options.fetch } : {}) };
+}
+
+/**
+ * Appends the events of `prepared.records` (newly listed tools) to `store`, once: call it after
+ * the continuity exists (`continuity.created`), before or after the agent runs.
+ */
+export async function recordMcpListings(store: EventStore, prepared: PreparedMcp): Promise<void> {
+  const records = prepared.records.splice(0);
+  for (const record of records) await store.append(record);
 }
 
 /**

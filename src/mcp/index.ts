@@ -11,6 +11,7 @@ export {
   type PreparedMcp,
   type PrepareMcpOptions,
   prepareAgentMcp,
+  recordMcpListings,
   selectMcpServers,
 } from "./agent-mcp.js";
 export {
@@ -44,3 +45,9 @@ export {
   mcpServerTools,
   mcpToolName,
 } from "./mcp-tools.js";
+export {
+  type ConversationMessage,
+  createSpoolMcpServer,
+  type SpoolMcpServerOptions,
+  type TurnAnswerText,
+} from "./spool-mcp-server.js";

@@ -1,5 +1,5 @@
 import type { EventStore } from "../log/index.js";
-import { canonicalJson, type EventOf, isEvent } from "../spec/index.js";
+import { type AnyNewEvent, canonicalJson, type EventOf, isEvent } from "../spec/index.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { listConnectionTools, type McpToolInfo, openMcpConnection } from "./mcp-connection.js";
 import { mcpServerTools } from "./mcp-tools.js";
@@ -27,14 +27,16 @@ export interface McpListingOptions {
  * The tools of each of `servers` for the continuity: the newest `mcp.tools-listed` the log has
  * for the server under its configuration's fingerprint, so later sessions and replay offer what
  * the first session was offered without reaching the server. With `discover`, a server without
- * one is connected to once, its tools listed and recorded, and the connection closed (the
+ * one is connected to once, its tools listed, and the connection closed (the
  * server's relic starts it again on the first call). A server that cannot be reached then offers
  * no tools and is reported in `failed` (its error's message); nothing is recorded for it, so the
- * next session tries again.
+ * next session tries again. The events that record new lists (`mcp.tools-listed`, and
+ * `mcp.tool-refused` for each refused tool) are returned in `records`, not appended: the caller
+ * appends them once the continuity exists (`recordMcpListings`).
  */
 export async function resolveMcpListings(
   options: McpListingOptions,
-): Promise<{ listings: McpListings; failed: Map<string, string> }> {
+): Promise<{ listings: McpListings; failed: Map<string, string>; records: AnyNewEvent[] }> {
   const recorded = new Map<string, EventOf<"mcp.tools-listed">>();
   if (options.servers.length > 0) {
     for await (const event of options.store.read({
@@ -47,6 +49,7 @@ export async function resolveMcpListings(
   }
   const listings = new Map<string, readonly McpToolInfo[]>();
   const failed = new Map<string, string>();
+  const records: AnyNewEvent[] = [];
   for (const server of options.servers) {
     const found = recorded.get(`${server.name}\u0000${server.fingerprint}`);
     if (found) {
@@ -58,7 +61,7 @@ export async function resolveMcpListings(
       // Keys in canonical order, as the log gives them back: a later session and replay build
       // the same schemas, and so the same prompt, from the recorded list.
       const tools = canonical(await listServerTools(server, options.fetch));
-      await options.store.append({
+      records.push({
         continuity: options.continuity,
         type: "mcp.tools-listed",
         data: {
@@ -73,7 +76,7 @@ export async function resolveMcpListings(
         },
       });
       for (const refusal of mcpServerTools(server.name, tools, refuseCalls).refused) {
-        await options.store.append({
+        records.push({
           continuity: options.continuity,
           type: "mcp.tool-refused",
           data: { server: server.name, tool: refusal.tool, reason: refusal.reason.slice(0, 2000) },
@@ -84,7 +87,7 @@ export async function resolveMcpListings(
       failed.set(server.name, error instanceof Error ? error.message : String(error));
     }
   }
-  return { listings, failed };
+  return { listings, failed, records };
 }
 
 /**
@@ -99,7 +102,9 @@ export async function listServerTools(
   try {
     return await listConnectionTools(connection, { timeout: server.timeoutSeconds * 1000 });
   } finally {
-    await connection.close();
+    // A server that ignores its stdin closing is killed a few seconds later by the SDK; the
+    // listing need not wait for that.
+    void connection.close();
   }
 }
 
