@@ -56,9 +56,10 @@ export async function openMcpConnection(
 ): Promise<McpConnection> {
   const timeout = (options.timeoutSeconds ?? server.timeoutSeconds) * 1000;
   let stderr = "";
-  let closed = false;
-  let closing = false;
   const attempt = async (transport: Transport, kind: McpConnection["transport"]) => {
+    // Per attempt: a Streamable HTTP attempt that failed closes, and that is no crash.
+    let closed = false;
+    let closing = false;
     const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
     client.onclose = () => {
       closed = true;
@@ -67,7 +68,13 @@ export async function openMcpConnection(
     client.onerror = () => {
       // Transport errors surface through the request that meets them or through onclose.
     };
-    await client.connect(transport, { timeout });
+    try {
+      await client.connect(transport, { timeout });
+    } catch (error) {
+      closing = true;
+      await client.close().catch(() => undefined);
+      throw error;
+    }
     const connection: McpConnection = {
       client,
       transport: kind,
