@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -246,12 +247,7 @@ function readEntry(
   );
 }
 
-/** A short, stable digest of `parts` (FNV-1a, 32 bits, hex). */
+/** A short, stable digest of `parts` (the first 16 hex digits of their sha256). */
 function fingerprint(parts: readonly string[]): string {
-  let hash = 0x811c9dc5;
-  for (const char of parts.join("\u0000")) {
-    hash ^= char.codePointAt(0)!;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
+  return createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 16);
 }
