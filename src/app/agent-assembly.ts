@@ -19,6 +19,7 @@ import { parseFeedManifest } from "../feeds/index.js";
 import type { AgentWatchSettings } from "../frames/index.js";
 import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
+import { agentMcp, type PreparedMcp } from "../mcp/index.js";
 import type { Provider } from "../providers/index.js";
 import {
   createModelCatalogue,
@@ -81,6 +82,11 @@ export interface AssembleOptions {
    * (`DEFAULT_SOURCE_ADAPTERS`).
    */
   sourceAdapters?: SourceAdapters;
+  /**
+   * The agent's MCP servers and their tools (`prepareAgentMcp`): each server becomes a relic and
+   * its permitted tools `mcp.<server>.<tool>` tools. None when absent.
+   */
+  mcp?: PreparedMcp;
 }
 
 /** An agent ready to run: the runtime's options and what to tell the user about it. */
@@ -203,8 +209,17 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
   };
   const browser = manifest ? browserOf(manifest, options) : undefined;
   const watch = manifest ? agentWatch(manifest) : undefined;
+  const mcp = options.mcp
+    ? agentMcp(
+        options.mcp,
+        (relic, method, parameters, call) => host.call(relic, method, parameters, call),
+        manifest,
+      )
+    : undefined;
   const tools = [
     ...toolsFor(options.workspace, directive, manifest, config),
+    // MCP tools the directive's <permissions> grant (the manifest's mcp: chose the servers).
+    ...(mcp?.tools.filter((tool) => permits(directive.permissions, "tool", tool.name)) ?? []),
     // The relic host is made below; the tools reach it only when they run.
     ...(browser?.tools((method, parameters, call) =>
       host.call("browser", method, parameters, call),
@@ -230,6 +245,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     relics: [
       createKvRelic(),
       ...(browser ? [browser.relic] : []),
+      ...(mcp?.relics ?? []),
       ...config.relics.map((relic) =>
         createHttpRelic({
           name: relic.id,

@@ -10,6 +10,7 @@ import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
+import { mcpList, mcpServe } from "./commands/mcp-command.js";
 import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
 import { postgresStart, postgresStatus, postgresStop } from "./commands/postgres-command.js";
 import { protocolParse } from "./commands/protocol-parse.js";
@@ -66,6 +67,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   context: { "": contextCommand },
   trace: { "": traceCommand },
   frames: { "": framesCommand },
+  mcp: { list: mcpList, serve: mcpServe },
 };
 
 /**

@@ -3,6 +3,7 @@ import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { FRAMES_USAGE } from "./commands/frames.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import { MCP_USAGE } from "./commands/mcp-command.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
@@ -65,6 +66,7 @@ Commands:
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
   watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
+  mcp list | serve              MCP servers, their status and tools; Spool as an MCP server
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   trace <continuity>            Export a continuity's runs as OpenTelemetry spans (--otlp, --json)
   frames [continuity]           Show a stream watch: latest frame, recent scores, rolling notes
@@ -239,6 +241,9 @@ Run \`spool protocol parse --help\` for its options.
   tail: TAIL_USAGE,
   threads: THREADS_USAGE,
   sources: SOURCES_USAGE,
+  mcp: MCP_USAGE,
+  "mcp list": MCP_USAGE,
+  "mcp serve": MCP_USAGE,
   watch: WATCH_USAGE,
   context: CONTEXT_USAGE,
   trace: TRACE_USAGE,

@@ -50,6 +50,11 @@ export interface AgentManifest {
    * (docs/stream-watch.md), for the frames module to migrate and validate.
    */
   watch?: unknown;
+  /**
+   * The `mcp` entry as written (absent when the manifest has none): the MCP servers the agent
+   * uses (`all`, or a list of server names), for the mcp module to resolve against `mcp.json`.
+   */
+  mcp?: unknown;
   source: ItemSource;
 }
 
@@ -159,11 +164,12 @@ const manifestSchema = z.strictObject(
     source_actions: z.unknown().optional(),
     browser: z.unknown().optional(),
     watch: z.unknown().optional(),
+    mcp: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser, watch (check the spelling)"
+        ? "an agent manifest has directive, description, model, limits, inputs, tools, context_feeds, internal_actions, feed_environment, sources, source_actions, browser, watch, mcp (check the spelling)"
         : "an agent manifest must be a mapping, e.g. directive: assistant",
   },
 );
@@ -282,6 +288,7 @@ export function parseAgentManifest(
     ...(isRecord(data) && data.watch !== undefined && data.watch !== null
       ? { watch: data.watch }
       : {}),
+    ...(isRecord(data) && data.mcp !== undefined && data.mcp !== null ? { mcp: data.mcp } : {}),
     source: {
       path: options.path,
       tier: options.tier ?? "project",

@@ -30,6 +30,8 @@ export interface RelicCallOptions {
   signal?: AbortSignal;
   /** The action that made the call, recorded in `relic.called`. */
   actionId?: string;
+  /** Receives the relic's progress reports (the action's `progress`: `action.progress`). */
+  progress?: (data: unknown) => void;
 }
 
 /**
@@ -265,7 +267,12 @@ export function createRelicHost(options: RelicHostOptions): RelicHost {
       };
       let result: unknown;
       try {
-        result = await slot.relic.call(method, parsed.data, callOptions.signal ?? NEVER_ABORTED);
+        result = await slot.relic.call(
+          method,
+          parsed.data,
+          callOptions.signal ?? NEVER_ABORTED,
+          callOptions.progress,
+        );
       } catch (error) {
         await append("relic.called", {
           ...base,

@@ -48,6 +48,12 @@ export interface Relic {
   readonly name: string;
   describe(): RelicDescription;
   start(context: RelicContext): Promise<void>;
-  call(method: string, parameters: unknown, signal: AbortSignal): Promise<unknown>;
+  /** `progress` (when the caller streams partial results) reports the call's progress. */
+  call(
+    method: string,
+    parameters: unknown,
+    signal: AbortSignal,
+    progress?: (data: unknown) => void,
+  ): Promise<unknown>;
   stop(): Promise<void>;
 }

@@ -74,7 +74,7 @@ export function isCompared(event: { type: string; stream?: StreamRef; data?: unk
 
 /**
  * True for what the world wrote while an effect ran, not the runtime: the relic host's lifecycle
- * and calls (`relic.*`), the browser relic's crashes (`browser.*`) and the kv relic's state (`kv.*`). Replay reaches no relic (it takes the
+ * and calls (`relic.*`), the browser relic's crashes (`browser.*`), the kv relic's state (`kv.*`) and the MCP servers' tool lists (`mcp.*`, read back from the log when the agent is assembled). Replay reaches no relic (it takes the
  * recorded results), so it cannot re-derive these; the decisions around them (dispatch, result,
  * next context) it does. So are the reads of feed sources on their `feed@<id>` steps (and the
  * workflows they ran): replay serves the feeds from `context.feeds` and reads no source. A workflow's graph is not among them: replay runs the workflow, with
@@ -89,6 +89,7 @@ export function isWorldRecord(event: {
     event.type.startsWith("relic.") ||
     event.type.startsWith("browser.") ||
     event.type.startsWith("kv.") ||
+    event.type.startsWith("mcp.") ||
     (event.stream !== undefined && isFeedSourceStream(event.stream.id))
   );
 }

@@ -11,6 +11,7 @@ import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
 import { frameEvents } from "./events/frame-events.js";
 import { graphEvents } from "./events/graph-events.js";
+import { mcpEvents } from "./events/mcp-events.js";
 import { messageEvents } from "./events/message-events.js";
 import { relicEvents } from "./events/relic-events.js";
 import { runEvents } from "./events/run-events.js";
@@ -42,6 +43,7 @@ export const EVENT_CATALOG = {
   ...sourceEvents,
   ...watchEvents,
   ...frameEvents,
+  ...mcpEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the

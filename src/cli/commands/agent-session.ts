@@ -1,5 +1,6 @@
 import { type AssembledAgent, type AssembleOptions, assembleAgent } from "../../app/index.js";
 import type { EventStore } from "../../log/index.js";
+import { type PreparedMcp, prepareAgentMcp, recordMcpListings } from "../../mcp/index.js";
 import {
   type AgentRuntime,
   type AgentRuntimeOptions,
@@ -105,6 +106,39 @@ function liveTraces(
       tell(error);
       return undefined;
     },
+  );
+}
+
+/**
+ * The MCP servers of the agent `agent` (default `assistant`) and their tools, for
+ * `AgentSessionOptions.mcp`: the tools the log recorded, or with `discover` (every command but
+ * replay) listed from a server it has none of. Call `recordSessionMcp` once the continuity exists.
+ */
+export function sessionMcp(
+  ctx: CommandContext,
+  store: EventStore,
+  continuity: string,
+  agent: string | undefined,
+  discover = true,
+): Promise<PreparedMcp> {
+  return prepareAgentMcp({
+    workspace: ctx.io.cwd,
+    env: ctx.io.env,
+    store,
+    continuity,
+    discover,
+    ...(agent !== undefined ? { agent } : {}),
+  });
+}
+
+/**
+ * Records the tools `sessionMcp` newly listed, and returns one line per server that could not be
+ * listed (for the command to show); call it once the continuity exists.
+ */
+export async function recordSessionMcp(store: EventStore, mcp: PreparedMcp): Promise<string[]> {
+  await recordMcpListings(store, mcp);
+  return [...mcp.failed].map(
+    ([server, why]) => `MCP server "${server}" offers no tools this session: ${why}`,
   );
 }
 

@@ -14,7 +14,12 @@ import {
 } from "../context.js";
 import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
-import { ensureContinuity, openAgentSession } from "./agent-session.js";
+import {
+  ensureContinuity,
+  openAgentSession,
+  recordSessionMcp,
+  sessionMcp,
+} from "./agent-session.js";
 import { CHAT_PREFIX, latestChat, newChatId } from "./chat-continuity.js";
 import { ChatLead } from "./chat-lead.js";
 import { runSlashCommand } from "./chat-slash.js";
@@ -114,7 +119,9 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
         : values.new
           ? newChatId()
           : ((await latestChat(store)) ?? CHAT_PREFIX);
+    const mcp = await sessionMcp(ctx, store, continuity, values.agent);
     session = openAgentSession(ctx, store, continuity, {
+      mcp,
       observer: renderer.observe,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
       ...(values.directive !== undefined ? { directive: values.directive } : {}),
@@ -134,6 +141,7 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
     // An actor the continuity refuses (read-only, removed, unknown) is told so before the prompt.
     if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (assembled.demoReason) renderer.info(assembled.demoReason);
+    for (const line of await recordSessionMcp(store, mcp)) renderer.info(line);
     const turns = created ? 0 : await countTurns(store, continuity);
     renderer.info(
       `${assembled.directive.name} · ${assembled.providerName} ${assembled.model} · ${

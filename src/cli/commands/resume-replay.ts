@@ -15,7 +15,12 @@ import {
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
-import { foregroundDirective, openAgentSession } from "./agent-session.js";
+import {
+  foregroundDirective,
+  openAgentSession,
+  recordSessionMcp,
+  sessionMcp,
+} from "./agent-session.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
 
 /** Help of `spool resume`: for the integrator to register in `USAGE`. */
@@ -81,7 +86,10 @@ export async function resumeCommand(ctx: CommandContext, args: string[]): Promis
       const foreground = await foregroundDirective(store, continuity);
       if (foreground === undefined) continue;
       const renderer = createChatRenderer({ output: ctx.io.stdout, env: ctx.io.env });
+      const mcp = await sessionMcp(ctx, store, continuity, foreground.agent);
+      for (const line of await recordSessionMcp(store, mcp)) ctx.err(ctx.errStyle.dim(line));
       const session = openAgentSession(ctx, store, continuity, {
+        mcp,
         directive: foreground.directive,
         ...(foreground.agent !== undefined ? { agent: foreground.agent } : {}),
         ...(foreground.inputs !== undefined ? { inputs: foreground.inputs } : {}),
@@ -135,6 +143,8 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
   return withActiveContinuity(ctx, target, given, async (store, continuity) => {
     const foreground = await foregroundDirective(store, continuity);
     const sessions: ReturnType<typeof openAgentSession>[] = [];
+    // The tools each MCP server was offered with come from the log; no server is reached.
+    const mcp = await sessionMcp(ctx, store, continuity, foreground?.agent, false);
     const report = await replayContinuity({
       source: store,
       continuity,
@@ -147,6 +157,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
           ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
           provider: world.provider,
           world,
+          mcp,
         });
         sessions.push(session);
         return session.runtime;

@@ -14,7 +14,12 @@ import {
   UsageError,
 } from "../context.js";
 import type { CommandHelp } from "../usage.js";
-import { ensureContinuity, openAgentSession } from "./agent-session.js";
+import {
+  ensureContinuity,
+  openAgentSession,
+  recordSessionMcp,
+  sessionMcp,
+} from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import {
   awaitTurnAnswer,
@@ -88,7 +93,9 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
   let session: ReturnType<typeof openAgentSession> | undefined;
   let printer: EventPrinter | undefined;
   try {
+    const mcp = await sessionMcp(ctx, store, continuity, values.agent);
     session = openAgentSession(ctx, store, continuity, {
+      mcp,
       directive: directiveName,
       inputs: given,
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
@@ -106,6 +113,10 @@ export async function runCommand(ctx: CommandContext, args: string[]): Promise<n
       "run",
       values.agent,
     );
+    for (const line of await recordSessionMcp(store, mcp)) {
+      if (renderer) renderer.info(line);
+      else ctx.err(ctx.errStyle.dim(line));
+    }
     // An actor the continuity refuses is told so before anything runs (a resume included).
     if (!created) await new ActorRosters(store).check(continuity, defaultActor(ctx));
     if (values.json) printer = printEvents(ctx, store, continuity);

@@ -23,6 +23,8 @@ import {
   ensureContinuity,
   foregroundDirective,
   openAgentSession,
+  recordSessionMcp,
+  sessionMcp,
 } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
@@ -134,8 +136,10 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
     const continuity = options.continuity ?? `watch-${agent.replace(/[^A-Za-z0-9._:@-]/g, "-")}`;
     // What the log does not show as lines: an assumed window, a provider call being retried.
     const notes = new Notes();
+    const mcp = await sessionMcp(ctx, store, continuity, agent);
     session = openAgentSession(ctx, store, continuity, {
       agent,
+      mcp,
       observer: (notice) => notes.observe(notice),
       lease: cliLeaseOptions(ctx),
       threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: options.db }),
@@ -150,6 +154,7 @@ export async function watchCommand(ctx: CommandContext, args: string[]): Promise
     if (!(await ensureContinuity(ctx, store, continuity, `spool watch ${agent}`, "watch", agent))) {
       await new ActorRosters(store).check(continuity, defaultActor(ctx));
     }
+    for (const line of await recordSessionMcp(store, mcp)) ctx.err(ctx.errStyle.dim(line));
     const watched = { store, session, agent, continuity, definitions, start, notes };
     const code = await runWatch(ctx, watched, options, stop.signal, signals.stopping);
     session = undefined;
