@@ -7,7 +7,7 @@ import { type EventData, SpoolError, type SpoolEvent } from "../spec/index.js";
 export const ACCESS_CONTINUITY = "spool:access";
 
 /** What a token may do, strongest first: owner > writer > reader. */
-export type Role = EventData<"access-token.created">["role"];
+export type Role = EventData<"credential.created">["role"];
 
 /** The rank of each role: a role covers every role of a lower rank. */
 export const ROLE_RANK: Record<Role, number> = { reader: 1, writer: 2, owner: 3 };
@@ -21,7 +21,7 @@ export interface AccessToken {
   scope?: string;
   label?: string;
   createdAt: string;
-  /** Who made it (the actor of `access-token.created`). */
+  /** Who made it (the actor of `credential.created`). */
   createdBy: string;
   revokedAt?: string;
 }
@@ -69,13 +69,13 @@ export class AccessTokens {
     this.#store = store;
   }
 
-  /** Makes a token (appends `access-token.created`) and returns its secret, once. */
+  /** Makes a token (appends `credential.created`) and returns its secret, once. */
   async create(input: NewToken): Promise<CreatedToken> {
     const secret = `spool_${randomBytes(32).toString("base64url")}`;
     const id = `tok_${ulid().toLowerCase()}`;
     const stored = await this.#store.append({
       continuity: ACCESS_CONTINUITY,
-      type: "access-token.created",
+      type: "credential.created",
       actor: input.by,
       origin: input.origin ?? "cli",
       data: {
@@ -99,7 +99,7 @@ export class AccessTokens {
   }
 
   /**
-   * Revokes the token `id` (appends `access-token.revoked`); resolves `false`, appending nothing,
+   * Revokes the token `id` (appends `credential.revoked`); resolves `false`, appending nothing,
    * when there is no such token or it was revoked already.
    */
   async revoke(id: string, by: string, reason?: string, origin = "cli"): Promise<boolean> {
@@ -108,7 +108,7 @@ export class AccessTokens {
     if (!token || token.revokedAt !== undefined) return false;
     await this.#store.append({
       continuity: ACCESS_CONTINUITY,
-      type: "access-token.revoked",
+      type: "credential.revoked",
       actor: by,
       origin,
       data: { token_id: id, ...(reason !== undefined ? { reason } : {}) },
@@ -155,7 +155,7 @@ export class AccessTokens {
     try {
       for await (const message of this.#store.subscribe({
         continuity: ACCESS_CONTINUITY,
-        types: ["access-token.revoked"],
+        types: ["credential.revoked"],
         after: this.#after,
         signal,
       })) {
@@ -180,13 +180,13 @@ export class AccessTokens {
   }
 
   #apply(event: SpoolEvent): void {
-    if (event.type === "access-token.created") {
+    if (event.type === "credential.created") {
       const token = tokenOf(event);
-      const hash = (event.data as EventData<"access-token.created">).token_hash;
+      const hash = (event.data as EventData<"credential.created">).token_hash;
       this.#byId.set(token.id, token);
       this.#byHash.set(hash, token);
-    } else if (event.type === "access-token.revoked") {
-      const id = (event.data as EventData<"access-token.revoked">).token_id;
+    } else if (event.type === "credential.revoked") {
+      const id = (event.data as EventData<"credential.revoked">).token_id;
       const token = this.#byId.get(id);
       if (!token || token.revokedAt !== undefined) return;
       token.revokedAt = event.ts;
@@ -198,7 +198,7 @@ export class AccessTokens {
 }
 
 function tokenOf(event: SpoolEvent): AccessToken {
-  const data = event.data as EventData<"access-token.created">;
+  const data = event.data as EventData<"credential.created">;
   return {
     id: data.token_id,
     actor: data.actor_id,

@@ -15,7 +15,7 @@ import type { EventData, SpoolEvent } from "../spec/index.js";
 import { ServerError } from "./server-error.js";
 
 /** What a turn that arrives while a run is going does. */
-export type TurnPolicy = EventData<"turn-policy.set">["policy"];
+export type TurnPolicy = EventData<"policy.set">["policy"];
 
 /** Options of `AgentHost`. */
 export interface AgentHostOptions {
@@ -70,14 +70,14 @@ export class AgentHost {
     this.#rosters = new ActorRosters(options.store);
   }
 
-  /** The continuity's turn policy (the newest `turn-policy.set`; `queue` without one). */
+  /** The continuity's turn policy (the newest `policy.set`; `queue` without one). */
   async policy(continuity: string): Promise<TurnPolicy> {
     let policy: TurnPolicy = "queue";
     for await (const event of this.#options.store.read({
       continuity,
-      types: ["turn-policy.set"],
+      types: ["policy.set"],
     })) {
-      policy = (event.data as EventData<"turn-policy.set">).policy;
+      policy = (event.data as EventData<"policy.set">).policy;
     }
     return policy;
   }

@@ -100,7 +100,7 @@ export function continuityRoutes(services: ServerServices): Hono<ServerEnv> {
     const { policy } = await jsonBody(c, policyBody);
     const stored = await store.append({
       continuity: id,
-      type: "turn-policy.set",
+      type: "policy.set",
       actor: token.actor,
       origin: "http",
       data: { policy },

@@ -10,7 +10,7 @@ const role = z.enum(["owner", "writer", "reader"]);
  * a revocation at its next request.
  */
 export const accessEvents = {
-  "access-token.created": defineEvent({
+  "credential.created": defineEvent({
     description:
       "A bearer token was made for an actor, with a role over one continuity or all of them.",
     criticality: "critical",
@@ -28,14 +28,14 @@ export const accessEvents = {
       label: z.string().max(200).optional(),
     }),
   }),
-  "access-token.revoked": defineEvent({
+  "credential.revoked": defineEvent({
     description: "A bearer token stopped working, at once, for every request and open stream.",
     criticality: "critical",
     streams: ["continuity"],
     input: true,
     schema: z.strictObject({ token_id: identifier, reason: z.string().max(1000).optional() }),
   }),
-  "turn-policy.set": defineEvent({
+  "policy.set": defineEvent({
     description:
       "An owner chose what a turn arriving mid-run does: wait (queue), cancel the run (interrupt), or be refused (reject).",
     criticality: "critical",
