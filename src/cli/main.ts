@@ -17,6 +17,7 @@ import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
 import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
 import { runCommand } from "./commands/run.js";
+import { serveCommand, tokensCreate, tokensList, tokensRevoke } from "./commands/serve.js";
 import { signCommand } from "./commands/sign.js";
 import { sourcesCommand } from "./commands/sources.js";
 import { tailCommand } from "./commands/tail.js";
@@ -68,6 +69,8 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   trace: { "": traceCommand },
   frames: { "": framesCommand },
   mcp: { list: mcpList, serve: mcpServe },
+  serve: { "": serveCommand },
+  tokens: { "": tokensList, list: tokensList, create: tokensCreate, revoke: tokensRevoke },
 };
 
 /**
