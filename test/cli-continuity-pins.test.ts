@@ -5,8 +5,8 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ContextReport } from "../src/app/index.js";
 import { runSlashCommand } from "../src/cli/commands/chat-slash.js";
-import type { ContextReport } from "../src/cli/commands/context-command.js";
 import type { PinRow } from "../src/cli/commands/pins.js";
 import { pinId } from "../src/runtime/continuity-actions.js";
 import { foldContinuityState } from "../src/runtime/index.js";

@@ -5,9 +5,9 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { ThreadRow } from "../src/app/index.js";
 import { createChatRenderer } from "../src/cli/chat/index.js";
 import { ConversationView } from "../src/cli/commands/conversation-view.js";
-import type { ThreadRow } from "../src/cli/commands/thread-rows.js";
 import { createStyle } from "../src/cli/format.js";
 import { type CliIo, main } from "../src/cli/main.js";
 import { collectOutput } from "./support/chat-fakes.js";

@@ -4,3 +4,20 @@
  * `createAgentRuntime`. Everything here is wiring; the behaviour lives in the modules below.
  */
 export { type AssembledAgent, type AssembleOptions, assembleAgent } from "./agent-assembly.js";
+export { ContextNotFoundError, type ContextReport, contextReport } from "./context-report.js";
+export {
+  appendPin,
+  MAX_PIN_CHARS,
+  type PinRow,
+  pinsInForce,
+  removePin,
+} from "./continuity-pins.js";
+export {
+  isWorkerThread,
+  shortThreadId,
+  type ThreadHandoff,
+  type ThreadRow,
+  ThreadRowsFold,
+  type ThreadSeed,
+  type ThreadStatus,
+} from "./thread-rows.js";

@@ -1,3 +1,4 @@
+import { isWorkerThread } from "../../app/index.js";
 import { isFeedSourceStream } from "../../feeds/index.js";
 import {
   createProtocolParser,
@@ -16,7 +17,6 @@ import {
 } from "../chat/index.js";
 import { oneLine, type Style, truncate } from "../format.js";
 import { redactSecrets } from "../redact.js";
-import { isWorkerThread } from "./thread-rows.js";
 import { ViewVariables } from "./view-variables.js";
 
 /** Options of `ConversationView`. */

@@ -1,3 +1,4 @@
+import { shortThreadId, type ThreadRow, ThreadRowsFold } from "../../app/index.js";
 import {
   type CommandContext,
   DB_OPTION,
@@ -8,7 +9,6 @@ import {
 import { formatTime, oneLine, renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
-import { shortThreadId, type ThreadRow, ThreadRowsFold } from "./thread-rows.js";
 
 /** The help of `spool threads`, for the integrator to register in `USAGE`. */
 export const THREADS_USAGE: CommandHelp = {

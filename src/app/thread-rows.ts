@@ -3,8 +3,8 @@ import {
   type ContinuityState,
   emptyContinuityState,
   type ThreadState,
-} from "../../runtime/index.js";
-import type { EventData, SpoolEvent } from "../../spec/index.js";
+} from "../runtime/index.js";
+import type { EventData, SpoolEvent } from "../spec/index.js";
 
 /** Where a thread stands: still taking turns, or ended one way or another. */
 export type ThreadStatus = "running" | "open" | "completed" | "failed" | "cancelled" | "continued";
