@@ -11,18 +11,21 @@ export type { SpoolEvent };
 /** Where the token the user entered is kept between visits (never shown again, never logged). */
 const TOKEN_KEY = "spool.token";
 
+const API = "/api";
+const continuityPath = (id: string) => `${API}/continuities/${encodeURIComponent(id)}`;
+
 /** The API's paths, relative to the page's origin. */
 const ROUTES = {
-  continuities: () => "/v1/continuities",
-  continuity: (id: string) => `/v1/continuities/${encodeURIComponent(id)}`,
-  events: (id: string) => `/v1/continuities/${encodeURIComponent(id)}/events`,
-  live: (id: string) => `/v1/continuities/${encodeURIComponent(id)}/events/live`,
-  turns: (id: string) => `/v1/continuities/${encodeURIComponent(id)}/turns`,
-  cancel: (id: string) => `/v1/continuities/${encodeURIComponent(id)}/cancel`,
+  continuities: () => `${API}/continuities`,
+  events: (id: string) => `${continuityPath(id)}/events`,
+  live: (id: string) => `${continuityPath(id)}/events/live`,
+  turns: (id: string) => `${continuityPath(id)}/turns`,
+  cancel: (id: string) => `${continuityPath(id)}/cancel`,
   context: (id: string, step: string) =>
-    `/v1/continuities/${encodeURIComponent(id)}/context?step=${encodeURIComponent(step)}`,
-  watchSettings: (id: string) => `/v1/continuities/${encodeURIComponent(id)}/watch/settings`,
-  artifact: (hash: string) => `/v1/artifacts/${encodeURIComponent(hash)}`,
+    `${continuityPath(id)}/context?step=${encodeURIComponent(step)}`,
+  watchSettings: (id: string) => `${continuityPath(id)}/watch/settings`,
+  artifact: (id: string, hash: string) =>
+    `${continuityPath(id)}/artifacts/${encodeURIComponent(hash)}`,
 } as const;
 
 /** A refusal or failure of the server, as its JSON error body says (or the HTTP status). */
@@ -102,12 +105,17 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 /** One continuity as the list shows it. */
 export interface ContinuitySummary {
   id: string;
-  title?: string | null;
-  created_at?: string | null;
+  title: string | null;
+  /** The agent manifest its turns run. */
+  agent: string | null;
+  /** How many events it holds. */
+  events: number;
+  created_at: string;
+  last_at: string;
   /** The seq of its newest event. */
-  head?: number | null;
-  archived?: boolean;
-  [field: string]: unknown;
+  last_seq: number;
+  /** The role the token holds in it. */
+  role: string;
 }
 
 /** Lists the continuities the token may read. */
@@ -119,8 +127,8 @@ export async function listContinuities(): Promise<ContinuitySummary[]> {
 /** One page of a continuity's events after `after` (a seq), oldest first. */
 export interface EventPage {
   events: SpoolEvent[];
-  /** The seq of the newest event the continuity had when the page was read. */
-  head: number;
+  /** Where the next page starts, or `null` when this one reached the head. */
+  next: { after: number } | null;
 }
 
 /** Reads up to `limit` events of `continuity` with a seq above `after`. */
@@ -130,19 +138,14 @@ export async function readEvents(
   limit = 1000,
 ): Promise<EventPage> {
   const query = new URLSearchParams({ after: String(after), limit: String(limit) });
-  const body = await request<{ events: SpoolEvent[]; head?: number }>(
-    "GET",
-    `${ROUTES.events(continuity)}?${query}`,
-  );
-  const last = body.events.at(-1)?.seq ?? after;
-  return { events: body.events, head: body.head ?? last };
+  return request<EventPage>("GET", `${ROUTES.events(continuity)}?${query}`);
 }
 
 /** What a live subscription reports besides events. */
 export interface LiveHandlers {
   event(event: SpoolEvent): void;
-  /** The connection opened (again) and is following live. */
-  open(): void;
+  /** The stream caught up with the log (its `up-to-date` message): what follows is live. */
+  live(): void;
   /** The connection dropped or was refused; it retries on its own unless `fatal`. */
   error(error: ApiError, fatal: boolean): void;
 }
@@ -169,9 +172,15 @@ export function followEvents(continuity: string, after: number, on: LiveHandlers
     }
   };
   source.addEventListener("message", deliver);
-  source.addEventListener("event", deliver);
-  source.addEventListener("open", () => on.open());
+  source.addEventListener("up-to-date", () => on.live());
   source.addEventListener("error", (event) => {
+    const sent = (event as Event & { data?: unknown }).data;
+    if (typeof sent === "string") {
+      // The server ended the stream itself (`event: error`): a revoked or narrowed token.
+      source.close();
+      on.error(serverStreamError(sent), true);
+      return;
+    }
     const { code, message } = event as Event & { code?: number; message?: string };
     const fatal = source.readyState === EventSource.CLOSED;
     const status = typeof code === "number" ? code : 0;
@@ -182,6 +191,15 @@ export function followEvents(continuity: string, after: number, on: LiveHandlers
     on.error(new ApiError(status, "live.error", text), fatal);
   });
   return () => source.close();
+}
+
+function serverStreamError(data: string): ApiError {
+  try {
+    const { code, message } = JSON.parse(data) as { code?: string; message?: string };
+    return new ApiError(403, code ?? "live.ended", message ?? "the server ended the live stream");
+  } catch {
+    return new ApiError(0, "live.ended", "the server ended the live stream");
+  }
 }
 
 /** Adds a turn (the user's message) to `continuity`. */
@@ -261,10 +279,10 @@ export async function writeWatchSettings(
  * An artifact's bytes as an object URL (for an `<img>`): fetched with the token in its header,
  * never in the URL. Revoke it with `URL.revokeObjectURL` when it is no longer shown.
  */
-export async function artifactObjectUrl(hash: string): Promise<string> {
+export async function artifactObjectUrl(continuity: string, hash: string): Promise<string> {
   let response: Response;
   try {
-    response = await fetch(ROUTES.artifact(hash), { headers: authHeaders() });
+    response = await fetch(ROUTES.artifact(continuity, hash), { headers: authHeaders() });
   } catch (error) {
     throw new ApiError(0, "network", `the server did not answer: ${String(error)}`);
   }

@@ -64,7 +64,7 @@ export class ContinuityLog {
         const page = await readEvents(this.continuity, this.head(), PAGE);
         if (this.closed) return;
         this.take(page.events);
-        if (page.events.length < PAGE) break;
+        if (page.next === null || page.events.length === 0) break;
       }
     } catch (error) {
       this.fail(error, "failed");
@@ -73,7 +73,7 @@ export class ContinuityLog {
     if (this.closed) return;
     this.stop = followEvents(this.continuity, this.head(), {
       event: (event) => this.take([event]),
-      open: () => {
+      live: () => {
         this.status = "live";
         this.error = undefined;
         this.changed();

@@ -2,7 +2,6 @@ import { useEffect, useState } from "react";
 import { type ApiError, type ContinuitySummary, listContinuities } from "../api.js";
 import { ErrorBanner } from "../components/error-banner.js";
 import { Link } from "../components/link.js";
-import { clock } from "../format.js";
 import { pathOf } from "../router.js";
 
 /** The continuities the token may read, newest activity first, each a link to its conversation. */
@@ -14,7 +13,7 @@ export function ContinuitiesPage() {
     listContinuities().then(
       (found) => {
         if (!live) return;
-        setList(found);
+        setList([...found].sort((a, b) => b.last_at.localeCompare(a.last_at)));
         setError(undefined);
       },
       (failure: ApiError) => live && setError(failure),
@@ -36,8 +35,10 @@ export function ContinuitiesPage() {
             <tr>
               <th>continuity</th>
               <th>title</th>
+              <th>agent</th>
               <th>events</th>
-              <th>created</th>
+              <th>your role</th>
+              <th>last activity</th>
             </tr>
           </thead>
           <tbody>
@@ -47,11 +48,12 @@ export function ContinuitiesPage() {
                   <Link to={pathOf(continuity.id)} className="mono">
                     {continuity.id}
                   </Link>
-                  {continuity.archived ? <span className="badge"> archived</span> : null}
                 </td>
                 <td>{continuity.title ?? ""}</td>
-                <td>{continuity.head ?? "—"}</td>
-                <td>{continuity.created_at ? clock(continuity.created_at) : "—"}</td>
+                <td className="mono">{continuity.agent ?? "—"}</td>
+                <td>{continuity.events.toLocaleString("en-US")}</td>
+                <td>{continuity.role}</td>
+                <td>{new Date(continuity.last_at).toLocaleString("en-GB")}</td>
               </tr>
             ))}
           </tbody>

@@ -44,7 +44,7 @@ export function WatchPage({ continuity }: { continuity: string }) {
             Latest frame {fold.active ? <span className="badge running">watching</span> : null}
           </h2>
           {fold.latestFrame ? (
-            <Frame frame={fold.latestFrame} />
+            <Frame continuity={continuity} frame={fold.latestFrame} />
           ) : (
             <p className="empty">No frame yet.</p>
           )}
@@ -108,13 +108,13 @@ export function WatchPage({ continuity }: { continuity: string }) {
   );
 }
 
-function Frame({ frame }: { frame: WatchFrame }) {
+function Frame({ continuity, frame }: { continuity: string; frame: WatchFrame }) {
   const [url, setUrl] = useState<string | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   useEffect(() => {
     let live = true;
     let made: string | undefined;
-    artifactObjectUrl(frame.hash).then(
+    artifactObjectUrl(continuity, frame.hash).then(
       (found) => {
         made = found;
         if (live) setUrl(found);
@@ -126,7 +126,7 @@ function Frame({ frame }: { frame: WatchFrame }) {
       live = false;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [frame.hash]);
+  }, [continuity, frame.hash]);
   return (
     <figure className="frame">
       {error ? <ErrorBanner error={error} title="Frame" /> : null}
