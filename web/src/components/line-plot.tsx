@@ -23,7 +23,7 @@ export interface LinePlotProps {
   height?: number;
 }
 
-const WIDTH = 640;
+const WIDTH = 1000;
 const PAD = { left: 56, right: 12, top: 10, bottom: 24 };
 
 /**
@@ -32,7 +32,7 @@ const PAD = { left: 56, right: 12, top: 10, bottom: 24 };
  * that says so.
  */
 export function LinePlot(props: LinePlotProps) {
-  const { series, label, rules = [], marks = [], height = 180 } = props;
+  const { series, label, rules = [], marks = [], height = 220 } = props;
   const formatX = props.formatX ?? String;
   const formatY = props.formatY ?? ((value: number) => value.toLocaleString("en-US"));
   const all = series.flatMap((one) => one.points);
