@@ -18,10 +18,11 @@ export function ConversationPage({ continuity }: { continuity: string }) {
   const log = useContinuityLog(continuity);
   const fold = useFold(continuity, log.events, () => new ConversationFold());
   const end = useRef<HTMLDivElement | null>(null);
+  const stick = useStickToBottom();
   const last = log.events.at(-1)?.seq ?? 0;
   useEffect(() => {
-    if (last > 0) end.current?.scrollIntoView({ block: "end" });
-  }, [last]);
+    if (last > 0 && stick.current) end.current?.scrollIntoView({ block: "end" });
+  }, [last, stick]);
   return (
     <section className="conversation" aria-label="Conversation">
       {log.error ? <ErrorBanner error={log.error} title="Log" /> : null}
@@ -62,6 +63,23 @@ export function ConversationPage({ continuity }: { continuity: string }) {
       <Composer continuity={continuity} running={fold.running} />
     </section>
   );
+}
+
+/**
+ * Whether the page was scrolled to (near) its bottom at the last scroll: new output scrolls into
+ * view only then, so reading earlier messages is not interrupted.
+ */
+function useStickToBottom() {
+  const stick = useRef(true);
+  useEffect(() => {
+    const onScroll = () => {
+      const bottom = document.documentElement.scrollHeight - window.innerHeight - window.scrollY;
+      stick.current = bottom < 160;
+    };
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => window.removeEventListener("scroll", onScroll);
+  }, []);
+  return stick;
 }
 
 function Step({
