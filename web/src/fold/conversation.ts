@@ -1,7 +1,7 @@
 import { substituteText } from "../../../src/actions/substitute-parameters.js";
 import { createProtocolParser, type ProtocolEvent } from "../../../src/protocol/index.js";
+import type { SpoolEvent } from "../../../src/spec/index.js";
 import { parseStepStreamId } from "../../../src/transcript/thread-streams.js";
-import type { SpoolEvent } from "../api.js";
 
 /** Where an action stands, from its lifecycle events. */
 export type ActionStatus =

@@ -1,4 +1,4 @@
-import type { SpoolEvent } from "../api.js";
+import type { SpoolEvent } from "../../../src/spec/index.js";
 
 /** One source of a continuity, as its events leave it. */
 export interface SourceInfo {

@@ -1,4 +1,4 @@
-import type { SpoolEvent } from "../api.js";
+import type { SpoolEvent } from "../../../src/spec/index.js";
 
 /** How a thread handed its work on (its `thread.continued`). */
 export interface Handoff {

@@ -1,4 +1,4 @@
-import type { SpoolEvent } from "../api.js";
+import type { SpoolEvent } from "../../../src/spec/index.js";
 
 /** One model step's usage, in log order. */
 export interface UsagePoint {

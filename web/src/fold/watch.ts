@@ -1,4 +1,4 @@
-import type { SpoolEvent } from "../api.js";
+import type { SpoolEvent } from "../../../src/spec/index.js";
 
 /** The frame a stream-watch decision looked at. */
 export interface WatchFrame {
