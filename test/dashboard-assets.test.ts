@@ -16,6 +16,7 @@ beforeAll(async () => {
   app = new Hono();
   app.get("/v1/ping", (c) => c.json({ ok: true }));
   app.on(["GET", "HEAD"], "*", dashboardAssets({ dir: built }));
+  app.notFound((c) => c.json({ error: { code: "route.not-found", message: "no route" } }, 404));
 });
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -48,8 +49,15 @@ describe("the dashboard's files", () => {
     expect(await head.text()).toBe("");
   });
 
-  it("leaves the API's routes to the API", async () => {
+  it("leaves the API's routes to the API, an unknown one included", async () => {
     expect(await (await app.request("/v1/ping")).json()).toEqual({ ok: true });
+    for (const path of ["/api/nothing-here", "/v1/nothing", "/healthz"]) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+        "route.not-found",
+      );
+    }
   });
 
   it("answers a missing asset, or a path out of the build, with a JSON 404", async () => {

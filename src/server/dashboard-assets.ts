@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { extname, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Context, Handler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /** Content types of the files a dashboard build holds. */
 const CONTENT_TYPES: Record<string, string> = {
@@ -42,20 +42,31 @@ export function defaultDashboardDir(): string {
 export interface DashboardAssetsOptions {
   /** The built dashboard (`dist/web/`); `defaultDashboardDir()` when absent. */
   dir?: string;
+  /** Paths left to the routes after it (the API's): default `/api`, `/v1` and `/healthz`. */
+  passThrough?: readonly string[];
 }
 
+const API_PATHS = ["/api", "/v1", "/healthz"];
+
 /**
- * A Hono handler for `GET`/`HEAD` that serves the built dashboard: a file of the build with its
+ * Hono middleware for `GET`/`HEAD` that serves the built dashboard: a file of the build with its
  * content type (hashed `assets/` cached for a year as immutable, anything else revalidated), and
  * `index.html` for any other path without an extension (the dashboard's own routes, such as
  * `/c/main/threads`, so a reload or a shared link opens the right page). A missing asset is a JSON
  * 404; a path that climbs out of the build is a 404 too; a server whose dashboard was never built
- * answers 503 saying to run `npm run build`. Mount it after the API routes.
+ * answers 503 saying to run `npm run build`. The API's paths (`passThrough`) go on to the next
+ * handler (the app's JSON not-found for an unknown API route), never to `index.html`.
  */
-export function dashboardAssets(options: DashboardAssetsOptions = {}): Handler {
+export function dashboardAssets(options: DashboardAssetsOptions = {}): MiddlewareHandler {
   const root = resolve(options.dir ?? defaultDashboardDir());
-  return async (c) => {
-    const path = decodePath(c.req.path);
+  const passThrough = options.passThrough ?? API_PATHS;
+  return async (c, next) => {
+    const raw = c.req.path;
+    if (passThrough.some((prefix) => raw === prefix || raw.startsWith(`${prefix}/`))) {
+      await next();
+      return;
+    }
+    const path = decodePath(raw);
     if (path === undefined) return notFound(c, c.req.path);
     const file = resolve(root, `.${path}`);
     if (file !== root && !file.startsWith(root + sep)) return notFound(c, path);
