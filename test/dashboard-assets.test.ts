@@ -4,15 +4,29 @@ import { join } from "node:path";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardAssets } from "../src/server/dashboard-assets.js";
-import { dashboardBuild } from "./support/dashboard-build.js";
 
 let scratch: string;
 let built: string;
 let app: Hono;
 
-beforeAll(async () => {
+/** A build as Vite lays it out: index.html naming hashed files under assets/. */
+function fakeBuild(dir: string): string {
+  mkdirSync(join(dir, "assets"), { recursive: true });
+  writeFileSync(
+    join(dir, "index.html"),
+    '<!doctype html><script type="module" src="/assets/index-Ab12Cd34.js"></script><link rel="stylesheet" href="/assets/index-Ef56Gh78.css"><div id="root"></div>',
+  );
+  writeFileSync(
+    join(dir, "assets", "index-Ab12Cd34.js"),
+    `console.log(${JSON.stringify("x".repeat(2000))});`,
+  );
+  writeFileSync(join(dir, "assets", "index-Ef56Gh78.css"), "body { margin: 0 }");
+  return dir;
+}
+
+beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), "spool-dashboard-assets-"));
-  built = await dashboardBuild(scratch);
+  built = fakeBuild(join(scratch, "web"));
   app = new Hono();
   app.get("/v1/ping", (c) => c.json({ ok: true }));
   app.on(["GET", "HEAD"], "*", dashboardAssets({ dir: built }));
