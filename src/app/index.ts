@@ -4,6 +4,13 @@
  * `createAgentRuntime`. Everything here is wiring; the behaviour lives in the modules below.
  */
 export { type AssembledAgent, type AssembleOptions, assembleAgent } from "./agent-assembly.js";
+export {
+  type AgentSession,
+  type AgentSessionOptions,
+  foregroundDirective,
+  openAgentSession,
+  type SessionPlace,
+} from "./agent-session.js";
 export { ContextNotFoundError, type ContextReport, contextReport } from "./context-report.js";
 export {
   appendPin,

@@ -15,6 +15,7 @@ import { protocolParse } from "./commands/protocol-parse.js";
 import { providersDecode } from "./commands/providers-decode.js";
 import { replayCommand, resumeCommand } from "./commands/resume-replay.js";
 import { runCommand } from "./commands/run.js";
+import { serveCommand, tokensCreate, tokensList, tokensRevoke } from "./commands/serve.js";
 import { signCommand } from "./commands/sign.js";
 import { sourcesCommand } from "./commands/sources.js";
 import { tailCommand } from "./commands/tail.js";
@@ -62,6 +63,8 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   unpin: { "": unpinCommand },
   pins: { "": pinsCommand },
   context: { "": contextCommand },
+  serve: { "": serveCommand },
+  tokens: { "": tokensList, list: tokensList, create: tokensCreate, revoke: tokensRevoke },
 };
 
 /**

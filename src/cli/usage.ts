@@ -6,6 +6,7 @@ import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
 import { RUN_USAGE } from "./commands/run.js";
+import { SERVE_USAGE, TOKENS_USAGE } from "./commands/serve.js";
 import { SIGN_USAGE } from "./commands/sign.js";
 import { SOURCES_USAGE } from "./commands/sources.js";
 import { TAIL_USAGE } from "./commands/tail.js";
@@ -82,6 +83,8 @@ Commands:
   keys init                     Create the Ed25519 key that signs checkpoints
   postgres start|stop|status    Run the bundled PostgreSQL as a local server for --db
   verify <target>               Verify a continuity, thread or transcript.jsonl and its signatures
+  serve                         Run the HTTP + SSE API (docs/http-api.md)
+  tokens create|list|revoke     Manage the API's bearer tokens
 
 Options:
 ${DB}
@@ -294,6 +297,10 @@ Examples:
   my-model | spool protocol parse -
 `,
   },
+  serve: SERVE_USAGE,
+  tokens: TOKENS_USAGE,
+  "tokens create": TOKENS_USAGE,
+  "tokens revoke": TOKENS_USAGE,
 };
 
 /** Every command name, for "did you mean" suggestions. */

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { type Envelope, envelopeSchema, isPlainEnvelope } from "./envelope.js";
 import { type EventIssue, EventValidationError } from "./errors.js";
 import type { NewEvent, PreparedEvent, SpoolEvent } from "./event.js";
+import { accessEvents } from "./events/access-events.js";
 import { actionEvents } from "./events/action-events.js";
 import { artifactEvents } from "./events/artifact-events.js";
 import { checkpointEvents } from "./events/checkpoint-events.js";
@@ -38,6 +39,7 @@ export const EVENT_CATALOG = {
   ...runEvents,
   ...contextEvents,
   ...sourceEvents,
+  ...accessEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the

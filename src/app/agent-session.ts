@@ -1,0 +1,133 @@
+import type { EventStore } from "../log/index.js";
+import {
+  type AgentRuntime,
+  type AgentRuntimeOptions,
+  createAgentRuntime,
+  foldContinuityState,
+  type RunObserver,
+} from "../runtime/index.js";
+import { type EventOf, isEvent, type SpoolEvent } from "../spec/index.js";
+import { loadSigner, resolveKeysDir } from "../transcript/index.js";
+import { type AssembledAgent, type AssembleOptions, assembleAgent } from "./agent-assembly.js";
+
+/** Where an agent session runs: the workspace and environment it is assembled from, its store and continuity. */
+export interface SessionPlace {
+  workspace: string;
+  env: Record<string, string | undefined>;
+  store: EventStore;
+  continuity: string;
+}
+
+/** A runtime over one continuity, assembled from the item spaces and the environment. */
+export interface AgentSession {
+  runtime: AgentRuntime;
+  assembled: AssembledAgent;
+  /** Stops the runtime (cancelling what runs) and the relics; the store stays open. */
+  close(): Promise<void>;
+}
+
+/** Options of `openAgentSession`. */
+export interface AgentSessionOptions
+  extends Omit<AssembleOptions, "workspace" | "store" | "continuity" | "env"> {
+  observer?: RunObserver;
+  /** Replay's recorded results (see `AgentRuntimeOptions.intercept`). */
+  intercept?: AgentRuntimeOptions["intercept"];
+  /** Replay's recorded context feeds (see `AgentRuntimeOptions.recordedFeeds`). */
+  recordedFeeds?: AgentRuntimeOptions["recordedFeeds"];
+  /** Replay's closed world (see `AgentRuntimeOptions.world`). */
+  world?: AgentRuntimeOptions["world"];
+  /**
+   * Hold the lease of the continuities the session runs (see `AgentRuntimeOptions.lease`): every
+   * command that runs a continuity of the user's store passes it; replay, on a scratch store, not.
+   */
+  lease?: AgentRuntimeOptions["lease"];
+  /**
+   * Write each thread's live `transcript.jsonl` and `knowledge.md` in `<threadsDir>/<thread>/`
+   * (`resolveThreadsDir`): chat, run and resume pass it; replay, on a scratch store, not.
+   */
+  threadsDir?: string;
+}
+
+/** Assembles the agent for `continuity` and starts a runtime for it. */
+export function openAgentSession(
+  where: SessionPlace,
+  options: AgentSessionOptions = {},
+): AgentSession {
+  const { workspace, env, store, continuity } = where;
+  const { observer, intercept, recordedFeeds, world, lease, threadsDir, ...assemble } = options;
+  const assembled = assembleAgent({
+    ...assemble,
+    workspace,
+    store,
+    continuity,
+    env,
+  });
+  // Steps are signed when the workspace has a key (`spool keys init`).
+  const signer = loadSigner(resolveKeysDir({ cwd: workspace, env }));
+  const runtime = createAgentRuntime({
+    store,
+    ...assembled.options,
+    ...(signer ? { signer } : {}),
+    ...(observer ? { observer } : {}),
+    ...(intercept ? { intercept } : {}),
+    ...(recordedFeeds ? { recordedFeeds } : {}),
+    ...(world ? { world } : {}),
+    ...(lease ? { lease } : {}),
+    ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
+  });
+  return {
+    runtime,
+    assembled,
+    async close() {
+      await runtime.close();
+      await assembled.close();
+    },
+  };
+}
+
+/**
+ * The directive (and model) the continuity's foreground thread runs, when it has one, the agent
+ * manifest it runs with (recorded on `thread.started`; for logs written before that, the
+ * continuity's label from `ensureContinuity`) and the inputs its chain was started with.
+ */
+export async function foregroundDirective(
+  store: EventStore,
+  continuity: string,
+): Promise<
+  | { directive: string; model?: string; agent?: string; inputs?: Record<string, unknown> }
+  | undefined
+> {
+  const events: SpoolEvent[] = [];
+  for await (const event of store.read({
+    continuity,
+    types: ["continuity.created", "thread.started"],
+  })) {
+    events.push(event);
+  }
+  const state = foldContinuityState(events);
+  const thread = state.foreground ? state.threads.get(state.foreground) : undefined;
+  const created = events.find((event): event is EventOf<"continuity.created"> =>
+    isEvent(event, "continuity.created"),
+  );
+  const agent = thread?.agent ?? created?.data.labels?.agent;
+  const inputs = thread ? chainInputs(events, thread.id) : undefined;
+  return thread
+    ? {
+        directive: thread.directive,
+        ...(thread.model !== undefined ? { model: thread.model } : {}),
+        ...(agent !== undefined ? { agent } : {}),
+        ...(inputs !== undefined ? { inputs } : {}),
+      }
+    : undefined;
+}
+
+/** The inputs recorded on the `thread.started` of the chain `thread` continues (its root's). */
+function chainInputs(events: SpoolEvent[], thread: string): Record<string, unknown> | undefined {
+  const started = (id: string) =>
+    events.find(
+      (event): event is EventOf<"thread.started"> =>
+        isEvent(event, "thread.started") && event.stream.id === id,
+    );
+  const own = started(thread);
+  return (started(own?.data.chain_root ?? thread) ?? own)?.data.inputs;
+}
