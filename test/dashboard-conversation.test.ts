@@ -7,15 +7,13 @@
  */
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverPresent } from "./support/dashboard-server.js";
 import { type DashboardWorld, startDashboardWorld } from "./support/dashboard-world.js";
 import { buildHandoffLog, CHAT, T1, T2 } from "./support/handoff-log.js";
 import { openaiTextFrames } from "./support/openai-sse.js";
 
 let world: DashboardWorld;
 
-// Runs once this checkout has the server (src/server/create-server.ts, built on its own branch).
-describe.runIf(serverPresent)("the dashboard against the server", () => {
+describe("the dashboard against the server", () => {
   beforeAll(async () => {
     world = await startDashboardWorld("spool-dashboard-conversation-");
   }, 120_000);
