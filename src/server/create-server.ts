@@ -7,6 +7,7 @@ import { AccessTokens } from "./access-tokens.js";
 import type { AgentHost } from "./agent-host.js";
 import { chatRoutes } from "./chat-routes.js";
 import { continuityRoutes } from "./continuity-routes.js";
+import { type DashboardAssetsOptions, dashboardAssets } from "./dashboard-assets.js";
 import { logRoutes } from "./log-routes.js";
 import { openaiRoutes } from "./openai-routes.js";
 import { type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
@@ -39,6 +40,8 @@ export interface ServerDeps {
   mounts?: readonly MountedRoutes[];
   /** Hears every error answered with a 500, for the operator's log (never sent to clients). */
   onInternalError?: (error: unknown) => void;
+  /** The dashboard's files (`dashboardAssets`: default `dist/web/`); `false` serves none. */
+  dashboard?: DashboardAssetsOptions | false;
 }
 
 /**
@@ -107,6 +110,7 @@ export function createServer(deps: ServerDeps): Hono {
   app.route("/api/chat", chatRoutes(services));
   app.route("/v1", openaiRoutes(services));
   for (const mount of deps.mounts ?? []) app.route(`/api${mount.path}`, mount.routes(services));
+  if (deps.dashboard !== false) app.on(["GET", "HEAD"], "*", dashboardAssets(deps.dashboard));
   return app as unknown as Hono;
 }
 
