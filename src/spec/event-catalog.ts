@@ -10,6 +10,7 @@ import { continuityEvents } from "./events/continuity-events.js";
 import type { EventSpec } from "./events/define-event.js";
 import { feedEvents } from "./events/feed-events.js";
 import { graphEvents } from "./events/graph-events.js";
+import { memoryEvents } from "./events/memory-events.js";
 import { messageEvents } from "./events/message-events.js";
 import { relicEvents } from "./events/relic-events.js";
 import { runEvents } from "./events/run-events.js";
@@ -38,6 +39,7 @@ export const EVENT_CATALOG = {
   ...runEvents,
   ...contextEvents,
   ...sourceEvents,
+  ...memoryEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the
