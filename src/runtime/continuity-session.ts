@@ -13,7 +13,7 @@ import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
-import { recordRecall, turnAt } from "./session-memory.js";
+import { recordRecall, turnInput } from "./session-memory.js";
 import { SessionSources } from "./session-sources.js";
 import type { RuntimeShared, SessionRun } from "./session-types.js";
 import { SessionWindows } from "./session-windows.js";
@@ -314,8 +314,18 @@ export class ContinuitySession {
     const { options } = this.shared;
     const { store, agent } = options;
     const state = await this.loadState();
+    // The turn's seq is known when it was in the log at load; else it is after what the
+    // foreground's history has read.
+    const known = state.turnSeqs.get(turn);
     const input = options.memory
-      ? await turnAt(store, this.continuity, state.turnSeqs.get(turn))
+      ? await turnInput(
+          store,
+          this.continuity,
+          turn,
+          known !== undefined
+            ? known - 1
+            : (this.histories.get(state.foreground ?? "")?.lastSeq ?? 0),
+        )
       : undefined;
     this.actor = input?.actor;
     let thread = state.foreground;

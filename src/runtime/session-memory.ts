@@ -2,19 +2,19 @@ import type { EventStore } from "../log/index.js";
 import type { MemoryRecaller, RecallRequest } from "../memory/index.js";
 import type { EventData } from "../spec/index.js";
 
-/** The text and actor of the turn logged at `seq`, or `undefined` when there is none there. */
-export async function turnAt(
+/**
+ * The text and actor of the turn `id`, read from the log after `after` (a position the caller
+ * knows is before it: the turn's seq minus one, or what a thread's history has read), or
+ * `undefined` when the log has no such turn there.
+ */
+export async function turnInput(
   store: EventStore,
   continuity: string,
-  seq: number | undefined,
+  id: string,
+  after: number,
 ): Promise<{ text: string; actor?: string } | undefined> {
-  if (seq === undefined) return undefined;
-  for await (const event of store.read({
-    continuity,
-    types: ["turn.added"],
-    after: seq - 1,
-    until: seq,
-  })) {
+  for await (const event of store.read({ continuity, types: ["turn.added"], after })) {
+    if (event.id !== id) continue;
     const data = event.data as EventData<"turn.added">;
     return { text: data.text, ...(event.actor ? { actor: event.actor } : {}) };
   }
