@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MEMORY_HEADING } from "../src/continuity/index.js";
 import { createMemoryRecaller, openMemoryIndex } from "../src/memory/index.js";
@@ -49,7 +50,7 @@ describe("memory given to a thread at its start and at its handoff", () => {
       ...continuityStart("bo-shop", "bo"),
       summaryEvent("bo-shop", "th-bo", "s-bo", OTHER_ACTOR),
     ]);
-    const index = await openMemoryIndex({ store, db: temp.dir, env: {} });
+    const index = await openMemoryIndex({ store, db: join(temp.dir, "store"), env: {} });
     try {
       const foreground = createScriptedProvider({
         model: SMALL_MODEL,

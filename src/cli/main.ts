@@ -9,6 +9,7 @@ import { keysInit } from "./commands/keys-init.js";
 import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
+import { memoryReindexCommand, memorySearchCommand } from "./commands/memory-command.js";
 import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
 import { postgresStart, postgresStatus, postgresStop } from "./commands/postgres-command.js";
 import { protocolParse } from "./commands/protocol-parse.js";
@@ -62,6 +63,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   unpin: { "": unpinCommand },
   pins: { "": pinsCommand },
   context: { "": contextCommand },
+  memory: { search: memorySearchCommand, reindex: memoryReindexCommand },
 };
 
 /**

@@ -2,6 +2,11 @@ import { CHAT_USAGE } from "./commands/chat.js";
 import { CONTEXT_USAGE } from "./commands/context-command.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
+import {
+  MEMORY_REINDEX_USAGE,
+  MEMORY_SEARCH_USAGE,
+  MEMORY_USAGE,
+} from "./commands/memory-command.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
@@ -67,6 +72,8 @@ Commands:
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
   pins                          List the pins in force
+  memory search <query…>        Search the summaries and facts of every continuity
+  memory reindex                Rebuild the memory index from the log
   items                         List directives, agents and configs, and where each resolves from
   sign <file>                   Sign an item file (directive, agent, config)
   continuities                  List continuities
@@ -240,6 +247,9 @@ Run \`spool protocol parse --help\` for its options.
   pin: PIN_USAGE,
   unpin: UNPIN_USAGE,
   pins: PINS_USAGE,
+  memory: MEMORY_USAGE,
+  "memory search": MEMORY_SEARCH_USAGE,
+  "memory reindex": MEMORY_REINDEX_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]
