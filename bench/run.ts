@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|memory …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
@@ -21,6 +21,7 @@ import { measureCompileScaling } from "./continuity/compile-scaling.js";
 import { measureHandoffOverhead } from "./continuity/handoff-overhead.js";
 import type { Engine } from "./engine.js";
 import { measureEngine } from "./measure-engine.js";
+import { measureMemorySearch } from "./memory/memory-search.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
 import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
 import { measureDispatchLatency } from "./protocol/dispatch-latency.js";
@@ -93,6 +94,7 @@ const GROUPS = [
   "continuity",
   "sources",
   "browser",
+  "memory",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -176,6 +178,10 @@ async function main(): Promise<void> {
         measureBrowserSnapshot(config.runs, progress),
       ),
     );
+  }
+
+  if (groups.has("memory")) {
+    sections.push(await guarded("Memory search", () => measureMemorySearch(config.runs, progress)));
   }
 
   const text = [

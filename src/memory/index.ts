@@ -26,6 +26,7 @@ export { MemoryError, type MemoryErrorCode } from "./memory-error.js";
 export {
   createMemoryIndex,
   fuse,
+  lazyMemoryIndex,
   type MemoryHit,
   type MemoryIndex,
   type MemoryIndexOptions,

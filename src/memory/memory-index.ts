@@ -238,3 +238,35 @@ export function fuse(rankings: readonly (readonly ScoredEntry[])[], limit: numbe
     .slice(0, limit)
     .map(({ entry, score }, index) => ({ ...entry, rank: index + 1, score }));
 }
+
+/**
+ * A `MemoryIndex` opened on first use by `open` (which catches up with the log), so that a caller
+ * that may never search pays nothing; a failed open is tried again on the next use. `close`
+ * closes it only when it was opened.
+ */
+export function lazyMemoryIndex(
+  kind: MemoryIndex["kind"],
+  open: () => Promise<MemoryIndex>,
+): MemoryIndex {
+  let opened: Promise<MemoryIndex> | undefined;
+  const index = () => {
+    opened ??= open().catch((error: unknown) => {
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+  return {
+    kind,
+    embeddingModel: undefined,
+    catchUp: async () => (await index()).catchUp(),
+    search: async (query) => (await index()).search(query),
+    reindex: async () => (await index()).reindex(),
+    stats: async () => (await index()).stats(),
+    async close() {
+      const current = opened;
+      opened = undefined;
+      if (current) await (await current.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -198,15 +198,28 @@ class SqliteMemory implements MemoryBackend {
     limit: number,
   ): Promise<ScoredEntry[]> {
     if (terms.length === 0 || limit <= 0) return [];
+    // The ranking runs first, on the full-text index alone, and the scope filters its best rows:
+    // a filter the planner could apply first would run the MATCH once per entry. Fetched wider
+    // and wider until the scope leaves enough or the matches run out.
     const { sql, params } = scoped(
-      `SELECT ${ENTRY_COLUMNS}, bm25(memory_text) AS score FROM memory_text JOIN memory_entries e ON e.rowid = memory_text.rowid WHERE memory_text MATCH ?`,
+      `SELECT ${ENTRY_COLUMNS}, m.score AS score FROM (SELECT rowid, bm25(memory_text) AS score FROM memory_text WHERE memory_text MATCH ? ORDER BY score LIMIT ?) AS m JOIN memory_entries e ON e.rowid = m.rowid WHERE 1`,
       scope,
     );
-    const statement = this.#statement(`${sql} ORDER BY score LIMIT ?`);
-    const rows = statement.all(fts5Match(terms), ...params, limit) as (EntryRow & {
-      score: number;
-    })[];
-    return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
+    const statement = this.#statement(`${sql} ORDER BY m.score LIMIT ?`);
+    const match = fts5Match(terms);
+    for (let fetch = Math.max(limit * 8, 64); ; fetch *= 8) {
+      const rows = statement.all(match, fetch, ...params, limit) as (EntryRow & {
+        score: number;
+      })[];
+      if (rows.length >= limit)
+        return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
+      const total = this.#statement(
+        "SELECT count(*) FROM (SELECT rowid FROM memory_text WHERE memory_text MATCH ? LIMIT ?)",
+      )
+        .pluck()
+        .get(match, fetch) as number;
+      if (total < fetch) return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
+    }
   }
 
   async unembedded(model: string, limit: number): Promise<MemoryEntry[]> {

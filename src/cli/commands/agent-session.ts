@@ -1,5 +1,6 @@
 import { type AssembledAgent, type AssembleOptions, assembleAgent } from "../../app/index.js";
 import type { EventStore } from "../../log/index.js";
+import { createMemoryRecaller, lazyMemoryIndex, openMemoryIndex } from "../../memory/index.js";
 import {
   type AgentRuntime,
   type AgentRuntimeOptions,
@@ -9,7 +10,8 @@ import {
 } from "../../runtime/index.js";
 import { type EventOf, isEvent, type SpoolEvent } from "../../spec/index.js";
 import { loadSigner, resolveKeysDir } from "../../transcript/index.js";
-import type { CommandContext } from "../context.js";
+import { type CommandContext, parseInteger } from "../context.js";
+import { redactSecrets } from "../redact.js";
 import { defaultActor } from "./continuities.js";
 
 /** A runtime over one continuity, assembled from the item spaces and the environment. */
@@ -42,6 +44,9 @@ export interface AgentSessionOptions
   threadsDir?: string;
 }
 
+/** Tokens of memory from other continuities a thread starts with (`SPOOL_MEMORY_TOKENS`). */
+const DEFAULT_MEMORY_TOKENS = 1000;
+
 /** Assembles the agent for `continuity` and starts a runtime for it. */
 export function openAgentSession(
   ctx: CommandContext,
@@ -59,6 +64,18 @@ export function openAgentSession(
   });
   // Steps are signed when the workspace has a key (`spool keys init`).
   const signer = loadSigner(resolveKeysDir({ cwd: ctx.io.cwd, env: ctx.io.env }));
+  // Memory from the store's other continuities, opened on the first recall (replay's world
+  // serves the recorded choices instead). SPOOL_MEMORY_TOKENS sets its budget; 0 turns it off.
+  const memoryTokens =
+    parseInteger("memory", "SPOOL_MEMORY_TOKENS", ctx.io.env.SPOOL_MEMORY_TOKENS, 0) ??
+    DEFAULT_MEMORY_TOKENS;
+  const memoryDb = memoryLocation(store, ctx.io.env);
+  const memory =
+    world || memoryTokens === 0 || memoryDb === undefined
+      ? undefined
+      : lazyMemoryIndex(store.kind, () =>
+          openMemoryIndex({ store, db: memoryDb, cwd: ctx.io.cwd, env: ctx.io.env }),
+        );
   const runtime = createAgentRuntime({
     store,
     ...assembled.options,
@@ -69,6 +86,7 @@ export function openAgentSession(
     ...(world ? { world } : {}),
     ...(lease ? { lease } : {}),
     ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
+    ...(memory ? { memory: createMemoryRecaller(memory, { tokens: memoryTokens }) } : {}),
   });
   return {
     runtime,
@@ -76,6 +94,7 @@ export function openAgentSession(
     async close() {
       await runtime.close();
       await assembled.close();
+      await memory?.close();
     },
   };
 }
@@ -154,4 +173,18 @@ function chainInputs(events: SpoolEvent[], thread: string): Record<string, unkno
     );
   const own = started(thread);
   return (started(own?.data.chain_root ?? thread) ?? own)?.data.inputs;
+}
+
+/**
+ * Where the memory of `store` is opened from: a SQLite store's own file; a PostgreSQL store's URL
+ * when `SPOOL_DB` names it (an open store keeps no password, so one given only by `--db` has no
+ * memory in this session). `undefined`: none.
+ */
+function memoryLocation(
+  store: EventStore,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  if (store.kind === "sqlite") return store.location;
+  const url = env.SPOOL_DB;
+  return url !== undefined && redactSecrets(url) === store.location ? url : undefined;
 }
