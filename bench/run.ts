@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|telemetry|frames …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|telemetry|frames|memory …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
@@ -23,6 +23,7 @@ import type { Engine } from "./engine.js";
 import { measureFrameScoring } from "./frames/frame-scoring.js";
 import { measureStreamWatch } from "./frames/stream-watch.js";
 import { measureEngine } from "./measure-engine.js";
+import { measureMemorySearch } from "./memory/memory-search.js";
 import { POSTGRES_ADAPTER, PostgresEngine } from "./postgres-engine.js";
 import { measureAiSdkComparison } from "./protocol/ai-sdk-comparison.js";
 import { measureDispatchLatency } from "./protocol/dispatch-latency.js";
@@ -98,6 +99,7 @@ const GROUPS = [
   "browser",
   "telemetry",
   "frames",
+  "memory",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -202,6 +204,10 @@ async function main(): Promise<void> {
         measureFrameScoring(config.runs, progress),
       ),
     );
+  }
+
+  if (groups.has("memory")) {
+    sections.push(await guarded("Memory search", () => measureMemorySearch(config.runs, progress)));
   }
 
   const text = [

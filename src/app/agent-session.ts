@@ -52,6 +52,8 @@ export interface AgentSessionOptions
    * (`resolveThreadsDir`): chat, run and resume pass it; replay, on a scratch store, not.
    */
   threadsDir?: string;
+  /** Recalls memory from other continuities at a thread's start and handoff (`AgentRuntimeOptions.memory`). */
+  memory?: AgentRuntimeOptions["memory"];
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -60,7 +62,8 @@ export function openAgentSession(
   options: AgentSessionOptions = {},
 ): AgentSession {
   const { workspace, env, store, continuity } = where;
-  const { observer, intercept, recordedFeeds, world, lease, threadsDir, ...assemble } = options;
+  const { observer, intercept, recordedFeeds, world, lease, threadsDir, memory, ...assemble } =
+    options;
   const assembled = assembleAgent({
     ...assemble,
     workspace,
@@ -80,6 +83,7 @@ export function openAgentSession(
     ...(world ? { world } : {}),
     ...(lease ? { lease } : {}),
     ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
+    ...(memory ? { memory } : {}),
   });
   // Replay (a closed world on a scratch store) exports nothing; the others export live spans
   // when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing of OpenTelemetry loads otherwise).

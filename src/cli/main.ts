@@ -11,6 +11,7 @@ import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { mcpList, mcpServe } from "./commands/mcp-command.js";
+import { memoryReindexCommand, memorySearchCommand } from "./commands/memory-command.js";
 import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
 import { postgresStart, postgresStatus, postgresStop } from "./commands/postgres-command.js";
 import { protocolParse } from "./commands/protocol-parse.js";
@@ -71,6 +72,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   mcp: { list: mcpList, serve: mcpServe },
   serve: { "": serveCommand },
   tokens: { "": tokensList, list: tokensList, create: tokensCreate, revoke: tokensRevoke },
+  memory: { search: memorySearchCommand, reindex: memoryReindexCommand },
 };
 
 /**

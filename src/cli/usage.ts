@@ -4,6 +4,11 @@ import { FRAMES_USAGE } from "./commands/frames.js";
 import { ITEMS_USAGE } from "./commands/items.js";
 import { KEYS_INIT_USAGE, KEYS_USAGE } from "./commands/keys-init.js";
 import { MCP_USAGE } from "./commands/mcp-command.js";
+import {
+  MEMORY_REINDEX_USAGE,
+  MEMORY_SEARCH_USAGE,
+  MEMORY_USAGE,
+} from "./commands/memory-command.js";
 import { PIN_USAGE, PINS_USAGE, UNPIN_USAGE } from "./commands/pins.js";
 import { POSTGRES_USAGE } from "./commands/postgres-command.js";
 import { REPLAY_USAGE, RESUME_USAGE } from "./commands/resume-replay.js";
@@ -74,6 +79,8 @@ Commands:
   pin <text…>                   Pin a fact (--rule: a rule) into every later context
   unpin <id>                    Remove a pin
   pins                          List the pins in force
+  memory search <query…>        Search the summaries and facts of every continuity
+  memory reindex                Rebuild the memory index from the log
   items                         List directives, agents and configs, and where each resolves from
   sign <file>                   Sign an item file (directive, agent, config)
   continuities                  List continuities
@@ -254,6 +261,9 @@ Run \`spool protocol parse --help\` for its options.
   unpin: UNPIN_USAGE,
   pins: PINS_USAGE,
   frames: FRAMES_USAGE,
+  memory: MEMORY_USAGE,
+  "memory search": MEMORY_SEARCH_USAGE,
+  "memory reindex": MEMORY_REINDEX_USAGE,
   providers: {
     synopsis: "spool providers decode [options] [FILE | -]",
     text: `Usage: spool providers decode [options] [FILE | -]

@@ -105,6 +105,7 @@ export function compiledData(bundle: ContextBundle, references?: BundleReference
     ranges: bundle.ranges,
     summaries: bundle.summaries,
     pinned: bundle.pinned,
+    ...(bundle.memories ? { memories: bundle.memories } : {}),
     ...references,
     ...(bundle.overBudget ? { over_budget: true } : {}),
   };

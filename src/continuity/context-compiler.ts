@@ -11,6 +11,7 @@ import {
   type ContextMessage,
   type ContextPolicy,
   type DirectiveContext,
+  memoryMessage,
   type PinnedItem,
   type SeqRange,
   type SummaryItem,
@@ -108,6 +109,21 @@ function compileView(
     raw += summariesRaw;
   }
 
+  // Memory from other continuities: chosen within its budget when the thread began; sent whole
+  // when it still fits, before feeds and older history.
+  let memoryRaw = 0;
+  let memoryLead: ProviderMessage | undefined;
+  const memories = view.memories ?? [];
+  if (memories.length > 0) {
+    const message = memoryMessage(memories)!;
+    const tokens = messageRaw(message);
+    if (fits(raw + tokens)) {
+      memoryRaw = tokens;
+      memoryLead = message;
+      raw += tokens;
+    }
+  }
+
   // Feeds: the current state of the world, before older history, when they fit whole.
   let feedsRaw = 0;
   let feedsMessage: ProviderMessage | undefined;
@@ -137,7 +153,7 @@ function compileView(
   }
   // Without a summary message in front, the messages must start with a user message: skip the
   // oldest units until one does (never past the mandatory part, which starts at a user turn).
-  if (chain.length === 0 && !feedsMessage) {
+  if (chain.length === 0 && !feedsMessage && !memoryLead) {
     while (start < mandatoryFrom && messages[start]!.message.role !== "user") {
       const end = unitEnd(messages, start);
       for (let index = start; index < end; index++) {
@@ -150,7 +166,7 @@ function compileView(
   }
 
   const included = messages.slice(start);
-  const lead = [summaryMessage(chain, view.streams), feedsMessage].filter(
+  const lead = [summaryMessage(chain, view.streams), memoryLead, feedsMessage].filter(
     (message): message is ProviderMessage => message !== undefined,
   );
   const request: ProviderRequest = {
@@ -169,6 +185,7 @@ function compileView(
       summaries: Math.ceil(summariesRaw * factor),
       feeds: Math.ceil(feedsRaw * factor),
       messages: Math.ceil(messagesRaw * factor),
+      ...(memories.length > 0 ? { memory: Math.ceil(memoryRaw * factor) } : {}),
     },
     tokens,
     budget,
@@ -177,6 +194,7 @@ function compileView(
     ranges: seqRanges(included, view.thread),
     summaries: chain.map((summary) => summary.id),
     pinned: view.pinned.map((item) => item.id),
+    ...(memories.length > 0 ? { memories: memoryLead ? memories.map((item) => item.id) : [] } : {}),
     ...(feedsMessage
       ? { feeds: createHash("sha256").update(policy.feeds!.trim()).digest("hex") }
       : {}),

@@ -1,5 +1,6 @@
 import type { ActionExecutor, AnyTool, CheckedActionExecutor } from "../actions/index.js";
 import { emptyFeedState, type FeedRegistryState } from "../feeds/index.js";
+import { type MemoryRecaller, recordedRecaller } from "../memory/index.js";
 import type { ModelWindow, Provider } from "../providers/index.js";
 import type {
   AgentRuntimeOptions,
@@ -52,6 +53,11 @@ export interface ReplayWorldParts {
   now(): number;
   /** The next window the log recorded for `model` (`model.described`), in the order logged. */
   recordedWindow?(model: string): ModelWindow | undefined;
+  /**
+   * The memory each thread was given, as the log recorded it (`memory.recalled`; default none):
+   * a replay never searches the memory index.
+   */
+  recordedMemory?: MemoryRecaller;
 }
 
 /**
@@ -182,6 +188,7 @@ export function createReplayWorld(parts: ReplayWorldParts): ReplayWorld {
         intercept: parts.intercept,
         recordedFeeds: parts.recordedFeeds,
         recordedFeedRegistry,
+        memory: parts.recordedMemory ?? recordedRecaller([]),
         now: parts.now,
         // Backoff jitter decides nothing replay compares (delays are times); sleeps end at once.
         random: () => 0.5,

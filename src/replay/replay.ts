@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { taskStreamId } from "../actions/index.js";
 import type { FeedRegistryState } from "../feeds/index.js";
 import { type EventStore, openEventStore } from "../log/index.js";
+import { recordedRecaller } from "../memory/index.js";
 import type { Provider } from "../providers/index.js";
 import type { AgentRuntime, InterceptedCall, RecordedStepFeeds } from "../runtime/index.js";
 import { applyContinuityEvent, foldContinuityState } from "../runtime/index.js";
@@ -146,6 +147,7 @@ async function replayInto(
     recordedFeedRegistry: feeds.registry,
     now: () => Math.max(inputTime, matcher.time),
     recordedWindow: recordedWindows(original),
+    recordedMemory: recordedRecaller(original),
   });
   const parts = () => ({
     store: verifying,

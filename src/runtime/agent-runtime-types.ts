@@ -11,6 +11,7 @@ import type { ContinuationConfig } from "../directives/index.js";
 import type { FeedRegistryState } from "../feeds/index.js";
 import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
+import type { MemoryRecaller } from "../memory/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import type { ThreadRunResult } from "./agent-loop-types.js";
@@ -118,6 +119,13 @@ export interface AgentRuntimeOptions {
   summarizerSpec?: (name: string) => AgentSpec | undefined;
   /** Milliseconds a summarizer may take (default 120 000). */
   summaryTimeoutMs?: number;
+  /**
+   * Memory from other continuities of the store: asked at a foreground thread's start (with its
+   * first user turn) and at each handoff (with the summary), its choice logged as
+   * `memory.recalled` before the thread's context carries it. Replay's world replaces it with the
+   * choices the log recorded. None: threads start without memory.
+   */
+  memory?: MemoryRecaller;
   /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
   feeds?: RuntimeFeeds;
   /**

@@ -45,6 +45,11 @@ export interface ContinuityDriverOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Jitter of a step retry's backoff (`modelRetryDelay`), [0, 1); default `Math.random`. */
   random?: () => number;
+  /**
+   * Gives a continuation memory from other continuities (`memory.recalled`), with `query` (the
+   * handoff's summary, else the newest user turn), before its first compile. Default none.
+   */
+  recall?: (thread: string, query: string) => Promise<void>;
   /** The thread ran on and was continued: the runtime updates what it knows. */
   continued: (from: string, to: string, history: ThreadHistory) => void;
 }
@@ -335,6 +340,14 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         }
         handoffs.delete(thread);
         hooks.reset(thread);
+        if (options.recall) {
+          const view = history.view();
+          const turn = view.messages[view.newestTurn]?.message;
+          const query =
+            result.summary?.text ??
+            (turn?.role === "user" && typeof turn.content === "string" ? turn.content : "");
+          await options.recall(result.continuation, query);
+        }
         const next = history.successor(result.continuation);
         options.continued(thread, result.continuation, next);
         await fire(

@@ -13,6 +13,7 @@ import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
+import { recordRecall, turnInput } from "./session-memory.js";
 import { SessionSources } from "./session-sources.js";
 import type { RuntimeShared, SessionRun } from "./session-types.js";
 import { SessionWindows } from "./session-windows.js";
@@ -57,6 +58,8 @@ export class ContinuitySession {
    * takes up a continuity another runtime ran logs that restart (`recovery.started`).
    */
   takenUp = false;
+  /** The actor of the turn the foreground runs now: whose memory a thread's recall searches. */
+  actor: string | undefined;
   #background: TokenEstimator | undefined;
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
@@ -311,6 +314,20 @@ export class ContinuitySession {
     const { options } = this.shared;
     const { store, agent } = options;
     const state = await this.loadState();
+    // The turn's seq is known when it was in the log at load; else it is after what the
+    // foreground's history has read.
+    const known = state.turnSeqs.get(turn);
+    const input = options.memory
+      ? await turnInput(
+          store,
+          this.continuity,
+          turn,
+          known !== undefined
+            ? known - 1
+            : (this.histories.get(state.foreground ?? "")?.lastSeq ?? 0),
+        )
+      : undefined;
+    this.actor = input?.actor;
     let thread = state.foreground;
     if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
       const previous = thread !== undefined ? this.histories.get(thread) : undefined;
@@ -348,6 +365,15 @@ export class ContinuitySession {
       });
       state.foreground = thread;
       await this.driver.fire("thread.started", { thread, directive: agent.directive }, thread);
+      if (input) {
+        await recordRecall(store, options.memory, {
+          continuity: this.continuity,
+          thread,
+          trigger: "start",
+          query: input.text,
+          ...(input.actor !== undefined ? { actor: input.actor } : {}),
+        });
+      }
     }
     const info = state.threads.get(thread)!;
     await recordThreadResumed(store, this.continuity, info, turn);

@@ -13,6 +13,7 @@ import { builtinHooks } from "./builtin-hooks.js";
 import { type ContinuityDriver, createContinuityDriver } from "./continuity-driver.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { sessionExecutors } from "./session-executors.js";
+import { recordRecall } from "./session-memory.js";
 import { runSingleAction } from "./single-action.js";
 import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
@@ -101,6 +102,18 @@ export function createSessionDriver(session: ContinuitySession): ContinuityDrive
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.random ? { random: options.random } : {}),
+    ...(options.memory
+      ? {
+          recall: (thread: string, query: string) =>
+            recordRecall(store, options.memory, {
+              continuity: session.continuity,
+              thread,
+              trigger: "handoff",
+              query,
+              ...(session.actor !== undefined ? { actor: session.actor } : {}),
+            }),
+        }
+      : {}),
     continued: (from, to, history) => session.continued(from, to, history),
   });
 }

@@ -5,6 +5,7 @@ import {
   cutInputText,
   type PinnedItem,
   positionFromData,
+  type RecalledItem,
   type SourceMode,
   type StreamPosition,
   type SummaryItem,
@@ -79,6 +80,8 @@ export class ThreadHistory {
   readonly #variables = new Map<string, unknown>();
   readonly #pinned: Map<string, PinnedItem>;
   readonly #summaries: SummaryItem[] = [];
+  /** Memory from other continuities the thread was given (`memory.recalled`), in order. */
+  #memories: readonly RecalledItem[] = [];
   readonly #stepPrefix: string;
   /** Results longer than a message holds: the whole text, by tool call id ("" for results text). */
   readonly #wholes = new WeakMap<HistoryMessage, Map<string, string>>();
@@ -123,6 +126,7 @@ export class ThreadHistory {
       newestTurn: this.#newestTurn,
       summaries: this.#summaries,
       pinned: [...this.#pinned.values()],
+      ...(this.#memories.length > 0 ? { memories: this.#memories } : {}),
       ...(this.#streams ? { streams: this.#streams } : {}),
       ...(this.#sourceModes.size > 0 ? { sourceModes: this.#sourceModes } : {}),
     };
@@ -256,6 +260,18 @@ export class ThreadHistory {
       }
       this.#steps.delete(index);
       this.#pages.settle(this.#messages, event.seq, this.#wholes);
+    } else if (event.type === "memory.recalled") {
+      const data = event.data as EventData<"memory.recalled">;
+      this.#memories = [
+        ...this.#memories,
+        ...data.hits.map((hit) => ({
+          id: hit.id,
+          continuity: hit.continuity,
+          kind: hit.kind,
+          ts: hit.ts,
+          text: hit.text,
+        })),
+      ];
     } else if (event.type === "context.input-cut") {
       this.#cut(event.data as EventData<"context.input-cut">, event.seq);
     } else if (event.type === "provider.cursor-rotated") {

@@ -13,6 +13,7 @@ import { feedEvents } from "./events/feed-events.js";
 import { frameEvents } from "./events/frame-events.js";
 import { graphEvents } from "./events/graph-events.js";
 import { mcpEvents } from "./events/mcp-events.js";
+import { memoryEvents } from "./events/memory-events.js";
 import { messageEvents } from "./events/message-events.js";
 import { relicEvents } from "./events/relic-events.js";
 import { runEvents } from "./events/run-events.js";
@@ -46,6 +47,7 @@ export const EVENT_CATALOG = {
   ...frameEvents,
   ...mcpEvents,
   ...accessEvents,
+  ...memoryEvents,
 } satisfies Record<string, EventSpec>;
 
 // Every type without a hand-written fast check gets one compiled from its schema, when the

@@ -5,7 +5,14 @@ import {
 } from "../../app/index.js";
 import type { EventStore } from "../../log/index.js";
 import { type PreparedMcp, prepareAgentMcp, recordMcpListings } from "../../mcp/index.js";
-import type { CommandContext } from "../context.js";
+import {
+  createMemoryRecaller,
+  lazyMemoryIndex,
+  type MemoryIndex,
+  openMemoryIndex,
+} from "../../memory/index.js";
+import { type CommandContext, parseInteger } from "../context.js";
+import { redactSecrets } from "../redact.js";
 import { defaultActor } from "./continuities.js";
 
 export {
@@ -21,7 +28,9 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  return openAppSession(
+  // Replay's closed world serves the recorded memory choices instead of searching.
+  const memory = options.world ? undefined : sessionMemory(ctx, store);
+  const session = openAppSession(
     {
       workspace: ctx.io.cwd,
       env: ctx.io.env,
@@ -29,8 +38,52 @@ export function openAgentSession(
       continuity,
       onTraceError: (error) => ctx.err(`spool: traces: ${error.message}`),
     },
-    options,
+    memory ? { ...options, memory: memory.recaller } : options,
   );
+  if (!memory) return session;
+  return {
+    ...session,
+    async close() {
+      try {
+        await session.close();
+      } finally {
+        await memory.index.close();
+      }
+    },
+  };
+}
+
+/** Tokens of memory from other continuities a thread starts with (`SPOOL_MEMORY_TOKENS`). */
+const DEFAULT_MEMORY_TOKENS = 1000;
+
+/**
+ * Memory from the store's other continuities, its index opened on the first recall;
+ * `SPOOL_MEMORY_TOKENS` sets its budget, 0 turns it off (undefined then, or when the store's
+ * address cannot be opened again).
+ */
+function sessionMemory(ctx: CommandContext, store: EventStore) {
+  const tokens =
+    parseInteger("memory", "SPOOL_MEMORY_TOKENS", ctx.io.env.SPOOL_MEMORY_TOKENS, 0) ??
+    DEFAULT_MEMORY_TOKENS;
+  const db = memoryLocation(store, ctx.io.env);
+  if (tokens === 0 || db === undefined) return undefined;
+  const index: MemoryIndex = lazyMemoryIndex(store.kind, () =>
+    openMemoryIndex({ store, db, cwd: ctx.io.cwd, env: ctx.io.env }),
+  );
+  return { index, recaller: createMemoryRecaller(index, { tokens }) };
+}
+
+/**
+ * Where the memory index opens: beside a SQLite store's file; for PostgreSQL, the URL in
+ * `SPOOL_DB` when it is the store's own (the open store keeps no password).
+ */
+function memoryLocation(
+  store: EventStore,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  if (store.kind === "sqlite") return store.location;
+  const url = env.SPOOL_DB;
+  return url !== undefined && redactSecrets(url) === store.location ? url : undefined;
 }
 
 /**

@@ -344,12 +344,16 @@ export const compiledContextData = z.strictObject({
       summaries: z.number().int().nonnegative(),
       feeds: z.number().int().nonnegative(),
       messages: z.number().int().nonnegative(),
+      /** Memory from other continuities (`memory.recalled`), when the thread was given any. */
+      memory: z.number().int().nonnegative().optional(),
     })
     .optional(),
   /** The raw event ranges the messages came from, and the summaries and pins included. */
   ranges: z.array(seqRange).max(1000).optional(),
   summaries: z.array(identifier).max(1000).optional(),
   pinned: z.array(identifier).max(10_000).optional(),
+  /** The memory entries included (`memory.recalled` hit ids), when any were. */
+  memories: z.array(identifier).max(100).optional(),
   /**
    * What else decides the request, by reference (with the log, these fields rebuild it exactly;
    * `bundleManifest` gathers them): the model, the artifact holding the system prompt (stored
