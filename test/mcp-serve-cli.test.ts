@@ -1,28 +1,30 @@
 /**
- * `spool mcp serve` through its public entry point: the built CLI spawned over stdio and driven
+ * `spool mcp serve` through its public entry point: the CLI (a bundle of `src/cli/entry.ts`, the
+ * program `bin/spool.js` runs once built) spawned over stdio and driven
  * by the MCP SDK's own Client, as Claude Desktop or Cursor would. The agent is the built-in demo
  * (no provider configured), so the test needs no model.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BundledScript, bundleScript } from "./support/child-process.js";
 
-const BIN = fileURLToPath(new URL("../bin/spool.js", import.meta.url));
+let bundle: BundledScript;
 let workspace: string;
 let client: Client;
 
 beforeAll(async () => {
+  bundle = await bundleScript("src/cli/entry.ts");
   workspace = mkdtempSync(join(tmpdir(), "spool-mcp-serve-"));
   writeFileSync(join(workspace, "notes.md"), "TODO: answer over MCP\n");
   client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, "mcp", "serve", "--db", join(workspace, "store")],
+      args: [...bundle.args, "mcp", "serve", "--db", join(workspace, "store")],
       cwd: workspace,
       env: { PATH: process.env.PATH ?? "", HOME: workspace },
       stderr: "pipe",
@@ -31,6 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.close();
+  bundle.remove();
   rmSync(workspace, { recursive: true, force: true });
 });
 

