@@ -11,14 +11,13 @@ import {
 } from "../actions/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ActionRequest } from "../protocol/index.js";
-import {
-  type AssembledMessage,
-  type CursorCall,
-  messageText,
-  type Provider,
-  type ProviderRequest,
-  type StreamPart,
-  type TokenEstimator,
+import type {
+  AssembledMessage,
+  CursorCall,
+  Provider,
+  ProviderRequest,
+  StreamPart,
+  TokenEstimator,
 } from "../providers/index.js";
 import type { NewEvent } from "../spec/index.js";
 import type {
@@ -199,7 +198,6 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     ...(options.preamble ? { preamble: options.preamble } : {}),
     sinks: [bridge],
     beforeCompleted,
-    holdCompletion: canHoldCompletion,
     ...(options.estimator ? { estimator: options.estimator } : {}),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.transcript ? { transcript: options.transcript } : {}),
@@ -213,21 +211,6 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
 }
 
 const NO_POSITION = { offset: 0, line: 1, column: 1 };
-
-/** An opening tag that can start work (an action, a feed read); any case, as the parser reads. */
-const WORK_TAG = /<\s*(?:action|context_feed)/i;
-
-/**
- * Whether a step's `message.completed` may wait for the step's last commit: only when the
- * message can have started no work (no tool call, no action or feed tag anywhere in its text), so
- * nothing of the step becomes durable between the stream's end and `step.completed`. A message
- * that merely mentions `<action` in prose is written at once, as before: never wrong, one commit
- * more.
- */
-function canHoldCompletion(message: AssembledMessage): boolean {
-  if (message.content.some((block) => block.type === "tool-call")) return false;
-  return !WORK_TAG.test(messageText(message));
-}
 
 function nativeRequest(
   part: Extract<StreamPart, { type: "tool-call-end" }>,

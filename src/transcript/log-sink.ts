@@ -1,11 +1,6 @@
 import type { EventStore } from "../log/index.js";
 import type { ProviderFormat, StreamPart } from "../providers/index.js";
-import {
-  type AssembledMessage,
-  MessageAssembler,
-  toMessageData,
-  toProviderErrorData,
-} from "../providers/index.js";
+import { MessageAssembler, toMessageData, toProviderErrorData } from "../providers/index.js";
 import type { NewEvent, NewEventOf, StreamRef } from "../spec/index.js";
 import type { StreamSink } from "./sink.js";
 
@@ -20,12 +15,6 @@ export interface LogSinkOptions {
   format: ProviderFormat;
   /** The sink's name in reports (default `log`). */
   name?: string;
-  /**
-   * Asked at the stream's end: true holds `message.completed` back instead of appending it, for
-   * the caller to take with `takeHeld()` and commit with the step's own end (one commit, not two).
-   * Only safe when nothing else of the step can become durable before that commit.
-   */
-  holdCompletion?: (message: AssembledMessage) => boolean;
 }
 
 /**
@@ -64,8 +53,6 @@ export interface LogStreamSink extends StreamSink {
   /** Appends the buffered deltas now (before appending other events of the step). */
   flush(): void;
   close(): Promise<void>;
-  /** The `message.completed` held back by `holdCompletion` (once; empty when none was held). */
-  takeHeld(): NewEvent[];
 }
 
 class LogSink implements LogStreamSink {
@@ -75,8 +62,6 @@ class LogSink implements LogStreamSink {
   readonly #provider: string;
   readonly #stream: StreamRef;
   readonly #assembler: MessageAssembler;
-  readonly #holdCompletion: ((message: AssembledMessage) => boolean) | undefined;
-  #held: NewEvent[] = [];
   /** Block names by prefix and block number, made once: `text:0`, `tool:2`, … */
   readonly #names: string[][] = [[], [], [], []];
   #pending: Promise<unknown>[] = [];
@@ -100,7 +85,6 @@ class LogSink implements LogStreamSink {
     this.#provider = options.provider;
     this.#stream = { kind: "step", id: options.step };
     this.#assembler = new MessageAssembler(options.format);
-    this.#holdCompletion = options.holdCompletion;
   }
 
   write(part: StreamPart): void | Promise<void> {
@@ -124,16 +108,14 @@ class LogSink implements LogStreamSink {
             error: toProviderErrorData(part.error),
           }),
         ]);
-      case "stop": {
+      case "stop":
         this.flush();
-        const message = this.#assembler.message();
-        const completed = this.#event("message.completed", toMessageData(message, this.#provider));
-        if (this.#holdCompletion?.(message)) {
-          this.#held = [completed];
-          return;
-        }
-        return this.#critical([completed]);
-      }
+        return this.#critical([
+          this.#event(
+            "message.completed",
+            toMessageData(this.#assembler.message(), this.#provider),
+          ),
+        ]);
       case "error": {
         this.flush();
         const message = this.#assembler.message();
@@ -182,12 +164,6 @@ class LogSink implements LogStreamSink {
       data,
     });
     this.#pending.push(append.then(undefined, this.#onReject));
-  }
-
-  takeHeld(): NewEvent[] {
-    const held = this.#held;
-    this.#held = [];
-    return held;
   }
 
   async close(): Promise<void> {

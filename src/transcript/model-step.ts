@@ -59,14 +59,6 @@ export interface ModelStepOptions {
    * batch with `step.completed`, after it. `duration_ms` is the model call's, measured before.
    */
   beforeCompleted?: (message: AssembledMessage) => Promise<readonly NewEvent[]>;
-  /**
-   * Asked when the stream ends: true holds `message.completed` back into the step's last commit
-   * (beside `step.completed`), saving a commit. Say true only when nothing of the step can
-   * become durable between the stream's end and that commit (no action was or will be
-   * dispatched): a crash in between then loses the message and the step's end together, and
-   * recovery sees a model call cut off, never a message whose actions are missing.
-   */
-  holdCompletion?: (message: AssembledMessage) => boolean;
 }
 
 /** How a model step ended. */
@@ -114,16 +106,8 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
-  const logSink = createLogSink({
-    store,
-    continuity,
-    step,
-    provider: provider.name,
-    format: provider.format,
-    ...(options.holdCompletion ? { holdCompletion: options.holdCompletion } : {}),
-  });
   const sinks: StreamSink[] = [
-    logSink,
+    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -139,13 +123,11 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const message = await returned.message();
 
   // `message.completed` is durable (the log sink appended it at the stream's end, while other
-  // sinks and running actions went on), or, held back by `holdCompletion`, is the first event of
-  // the step's last commit: with the sinks' reports, `step.completed` and what `beforeCompleted`
-  // gives.
+  // sinks and running actions went on); the sinks' reports, `step.completed` and what
+  // `beforeCompleted` gives are one commit.
   const durationMs = Math.max(0, now() - started);
   const after = (await options.beforeCompleted?.(message)) ?? [];
   await store.appendBatch([
-    ...logSink.takeHeld(),
     ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
     {
       continuity,
