@@ -14,6 +14,7 @@ import Database from "better-sqlite3";
 import { type EventStore, openEventStore } from "../../src/log/index.js";
 import { createMemoryIndex, openSqliteMemory } from "../../src/memory/index.js";
 import type { AnyNewEvent } from "../../src/spec/index.js";
+import { seededRandom } from "../../src/spec/index.js";
 import type { EngineSection } from "../report.js";
 import { percentile } from "../stats.js";
 
@@ -41,18 +42,6 @@ const PEOPLE =
 const PLACES = "Lisbon Berlin Frankfurt Dublin Toronto Osaka Nairobi Austin Oslo Madrid".split(" ");
 const WORDS = [...SYSTEMS, ...ACTIONS, ...THINGS, ...PEOPLE, ...PLACES];
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function summary(next: () => number, n: number): string {
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const system = pick(SYSTEMS);
@@ -64,7 +53,7 @@ function summary(next: () => number, n: number): string {
 }
 
 async function fill(store: EventStore): Promise<void> {
-  const next = random(7);
+  const next = seededRandom(7);
   const events: AnyNewEvent[] = [];
   const flush = async () => {
     await store.appendBatch(events.splice(0));
@@ -104,7 +93,7 @@ async function fill(store: EventStore): Promise<void> {
 }
 
 function queries(): string[] {
-  const next = random(99);
+  const next = seededRandom(99);
   const list: string[] = [];
   for (let q = 0; q < QUERIES; q++) {
     const length = 3 + Math.floor(next() * 5);
