@@ -113,7 +113,14 @@ export function openAgentSession(
     ...(lease ? { lease } : {}),
     ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
     ...(memory ? { memory } : {}),
-    ...(watchSection?.source ? { watch: runtimeWatchOf(() => watching) } : {}),
+    ...(watchSection?.source
+      ? {
+          watch: runtimeWatchOf(
+            () => watching,
+            () => watch,
+          ),
+        }
+      : {}),
   });
   let stopTimer: (() => void) | undefined;
   const watch = watchSection?.source

@@ -14,6 +14,7 @@ import {
   latestFramePath,
   type PushFrameSource,
   pushFrameSource,
+  type ScoredFrame,
   StreamWatch,
   screencastFrames,
   videoFrames,
@@ -45,6 +46,8 @@ export interface SessionWatch {
   readonly push?: PushFrameSource;
   /** Resolves once the source ended (or was stopped) and `watch.stopped` is logged. */
   readonly done: Promise<void>;
+  /** Resolves with the first scored frame, or `undefined` when the source ended without one. */
+  readonly firstFrame: Promise<ScoredFrame | undefined>;
   /**
    * Looks again at the latest frame when no new frame came (a static screen sends none): the
    * note-taker decides as for a static frame at `now`. The session's idle timer calls it.
@@ -131,12 +134,17 @@ export async function startSessionWatch(options: SessionWatchOptions): Promise<S
     framePath: (frame) => latestFramePath(folder, frame.source, frame.mime),
     ...(options.onError ? { onError: options.onError } : {}),
   });
-  const done = watch.run(frames, stop.signal);
+  let first: (frame: ScoredFrame | undefined) => void = () => {};
+  const firstFrame = new Promise<ScoredFrame | undefined>((resolve) => {
+    first = resolve;
+  });
+  const done = watch.run(tapFirst(frames, first), stop.signal).finally(() => first(undefined));
   return {
     watch,
     frames,
     ...(push ? { push } : {}),
     done,
+    firstFrame,
     tick: (now) => watch.tick(now),
     async stop() {
       stop.abort("the session closed");
@@ -146,21 +154,57 @@ export async function startSessionWatch(options: SessionWatchOptions): Promise<S
   };
 }
 
+/** How long a screen question asked before the first frame waits for it (ms). */
+export const FIRST_FRAME_WAIT_MS = 5_000;
+
 /**
  * The `RuntimeWatch` of a session: the notes of its watch (none before it started), and the
- * latest frame, kept as an artifact, for a turn `isScreenQuestion` matches.
+ * latest frame, kept as an artifact, for a turn `isScreenQuestion` matches. A screen question
+ * asked while the watch is starting (`spool run --prompt` right after the session opened) waits
+ * for the first frame, at most `FIRST_FRAME_WAIT_MS`, rather than answering blind.
  */
-export function runtimeWatchOf(current: () => SessionWatch | undefined): RuntimeWatch {
+export function runtimeWatchOf(
+  current: () => SessionWatch | undefined,
+  starting: () => Promise<SessionWatch | undefined> | undefined,
+): RuntimeWatch {
   return {
     notes: () => current()?.watch.notesText() ?? "",
     async attach(_continuity, text): Promise<TurnAttachment[]> {
-      const running = current();
-      const latest = running?.watch.latest?.frame ?? running?.frames.latest()?.frame;
-      if (!running || !latest || !isScreenQuestion(text)) return [];
+      if (!isScreenQuestion(text)) return [];
+      const running = current() ?? (await starting());
+      if (!running) return [];
+      if (!running.watch.latest) await within(running.firstFrame, FIRST_FRAME_WAIT_MS);
+      const latest = running.watch.latest?.frame ?? running.frames.latest()?.frame;
+      if (!latest) return [];
       await running.frames.keep(latest);
       return [{ hash: latest.hash, size: latest.bytes, media_type: latest.mime, name: "screen" }];
     },
   };
+}
+
+/** Passes `frames` on, telling `first` of the first one. */
+async function* tapFirst(
+  frames: AsyncIterable<ScoredFrame>,
+  first: (frame: ScoredFrame) => void,
+): AsyncGenerator<ScoredFrame> {
+  for await (const frame of frames) {
+    first(frame);
+    yield frame;
+  }
+}
+
+/** Resolves when `promise` does or after `ms`, whichever comes first (the timer never holds the process). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The source's id on its frames and events: `screen`, `tab:<id>`, `video`, `push`. */
