@@ -214,6 +214,29 @@ describe("a session with a watch: source", () => {
     expect(stopped).toHaveLength(1);
   }, 20_000);
 
+  it("a screen question asked as the session opens (spool run --prompt) gets the directory's frame, and the close stops the watch", async () => {
+    mkdirSync(join(workspace, "frames"));
+    const green = await jpeg([20, 200, 20]);
+    writeFileSync(join(workspace, "frames", "001.jpg"), green);
+    notes.push("A green screen.");
+    replies.push("<response>Green.</response>");
+    const current = open("directive: assistant\nwatch:\n  source: { directory: ./frames }\n");
+    const asked = await current.runtime.submit(CONTINUITY, user("what's on screen?"));
+    expect(asked.status).toBe("completed");
+    const turn = (await readAll(store, CONTINUITY)).find((event): event is EventOf<"turn.added"> =>
+      isEvent(event, "turn.added"),
+    )!;
+    expect(turn.data.attachments?.[0]?.media_type).toBe("image/jpeg");
+    expect(JSON.stringify(agentRequests()[0])).toContain(
+      `data:image/jpeg;base64,${green.toString("base64").slice(0, 40)}`,
+    );
+    await current.close();
+    session = undefined;
+    const events = await readAll(store, CONTINUITY);
+    expect(events.filter((event) => isEvent(event, "watch.stopped"))).toHaveLength(1);
+    expect(events.filter((event) => isEvent(event, "watch.started"))).toHaveLength(1);
+  });
+
   it("names the field of a bad source", async () => {
     expect(() =>
       open("directive: assistant\nwatch:\n  source: { directory: ./frames, fps: 2 }\n"),
