@@ -14,6 +14,7 @@ import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentSession, openAgentSession } from "../src/app/index.js";
 import type { EventStore } from "../src/log/index.js";
+import type { RunObserver } from "../src/runtime/index.js";
 import { type EventOf, type EventType, isEvent, type SpoolEvent } from "../src/spec/index.js";
 import { type LocalModelServer, startLocalModelServer } from "./support/local-model-server.js";
 import { readAll, tempStore } from "./support/transcripts.js";
@@ -100,7 +101,7 @@ function agentRequests(): { messages: { role: string; content: unknown }[] }[] {
     );
 }
 
-function open(manifest: string): AgentSession {
+function open(manifest: string, observer?: RunObserver): AgentSession {
   writeFileSync(join(workspace, ".ai", "agents", "watcher.yaml"), manifest);
   let tick: (() => void) | undefined;
   session = openAgentSession(
@@ -116,6 +117,7 @@ function open(manifest: string): AgentSession {
     {
       agent: "watcher",
       home: join(workspace, "home"),
+      ...(observer ? { observer } : {}),
       watchTimer: (_every, fire) => {
         tick = fire;
         return () => {
@@ -235,6 +237,23 @@ describe("a session with a watch: source", () => {
     const events = await readAll(store, CONTINUITY);
     expect(events.filter((event) => isEvent(event, "watch.stopped"))).toHaveLength(1);
     expect(events.filter((event) => isEvent(event, "watch.started"))).toHaveLength(1);
+  });
+
+  it("the commentary gates read the session: busy while a run goes, the quiet window from the turn", async () => {
+    const seen: boolean[] = [];
+    let current: AgentSession | undefined;
+    const observer: RunObserver = (notice) => {
+      if (notice.type === "run-started") seen.push(current!.runtime.activity(CONTINUITY).busy);
+    };
+    current = open("directive: assistant\nwatch:\n  source: { push: true }\n", observer);
+    expect(current.runtime.activity(CONTINUITY)).toEqual({ busy: false });
+    replies.push("<response>Hi.</response>");
+    const before = Date.now();
+    await current.runtime.submit(CONTINUITY, user("hello"));
+    expect(seen).toEqual([true]);
+    const after = current.runtime.activity(CONTINUITY);
+    expect(after.busy).toBe(false);
+    expect(after.lastTurnAt).toBeGreaterThanOrEqual(before - 1_000);
   });
 
   it("names the field of a bad source", async () => {
