@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { AnyTool } from "../actions/index.js";
-import { type AgentBrowser, agentBrowser } from "../browser/index.js";
+import { type AgentBrowser, agentBrowser, type BrowserRelic } from "../browser/index.js";
 import { BROWSER_SUMMARIZER, IMAGE_SUMMARIZER, selectSummarizer } from "../continuity/index.js";
 import {
   type AgentManifest,
@@ -103,6 +103,8 @@ export interface AssembledAgent {
   space: ItemSpace;
   /** The stream-watch settings of a manifest with a `watch:` section (docs/stream-watch.md). */
   watch?: AgentWatchSettings;
+  /** The browser relic of a manifest with a `browser:` section (a `screencast` watch source's tab). */
+  browser?: BrowserRelic;
   /** Stops the relics. */
   close(): Promise<void>;
 }
@@ -362,6 +364,7 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ...(demoReason !== undefined && options.provider === undefined ? { demoReason } : {}),
     space,
     ...(watch ? { watch } : {}),
+    ...(browser ? { browser: browser.relic } : {}),
     close: () => host.close(),
   };
 }

@@ -10,6 +10,7 @@ import { type EventOf, isEvent, type SpoolEvent } from "../spec/index.js";
 import { type LiveTraces, startLiveTraces } from "../telemetry/index.js";
 import { loadSigner, resolveKeysDir } from "../transcript/index.js";
 import { type AssembledAgent, type AssembleOptions, assembleAgent } from "./agent-assembly.js";
+import { runtimeWatchOf, type SessionWatch, startSessionWatch } from "./session-watch.js";
 
 /** Where an agent session runs: the workspace and environment it is assembled from, its store and continuity. */
 export interface SessionPlace {
@@ -22,12 +23,23 @@ export interface SessionPlace {
    * session's failure. Silent when absent.
    */
   onTraceError?: (error: Error) => void;
+  /**
+   * Told why the stream watch (the manifest's `watch:` section with a `source`) could not start,
+   * or of an event it could not log: a watch problem is never the session's failure. Silent when
+   * absent.
+   */
+  onWatchError?: (error: unknown) => void;
 }
 
 /** A runtime over one continuity, assembled from the item spaces and the environment. */
 export interface AgentSession {
   runtime: AgentRuntime;
   assembled: AssembledAgent;
+  /**
+   * The stream watch beside the runtime, once started (`undefined` when the manifest has no
+   * `watch:` source, in replay, or when it failed to start: `onWatchError` says why).
+   */
+  watch?: Promise<SessionWatch | undefined>;
   /** Stops the runtime (cancelling what runs) and the relics; the store stays open. */
   close(): Promise<void>;
 }
@@ -54,6 +66,10 @@ export interface AgentSessionOptions
   threadsDir?: string;
   /** Recalls memory from other continuities at a thread's start and handoff (`AgentRuntimeOptions.memory`). */
   memory?: AgentRuntimeOptions["memory"];
+  /** The stream watch's clock: frame times and its idle timer's looks (default `Date.now`). */
+  watchClock?: () => number;
+  /** Starts the idle timer of the stream watch (default `setInterval`, unref'd); returns its stop. */
+  watchTimer?: (every: number, tick: () => void) => () => void;
 }
 
 /** Assembles the agent for `continuity` and starts a runtime for it. */
@@ -62,8 +78,18 @@ export function openAgentSession(
   options: AgentSessionOptions = {},
 ): AgentSession {
   const { workspace, env, store, continuity } = where;
-  const { observer, intercept, recordedFeeds, world, lease, threadsDir, memory, ...assemble } =
-    options;
+  const {
+    observer,
+    intercept,
+    recordedFeeds,
+    world,
+    lease,
+    threadsDir,
+    memory,
+    watchClock,
+    watchTimer,
+    ...assemble
+  } = options;
   const assembled = assembleAgent({
     ...assemble,
     workspace,
@@ -73,6 +99,9 @@ export function openAgentSession(
   });
   // Steps are signed when the workspace has a key (`spool keys init`).
   const signer = loadSigner(resolveKeysDir({ cwd: workspace, env }));
+  // Replay's log already holds what the watch saw: it starts none.
+  const watchSection = world === undefined ? assembled.watch : undefined;
+  let watching: SessionWatch | undefined;
   const runtime = createAgentRuntime({
     store,
     ...assembled.options,
@@ -84,15 +113,56 @@ export function openAgentSession(
     ...(lease ? { lease } : {}),
     ...(threadsDir !== undefined ? { threadFiles: { dir: threadsDir } } : {}),
     ...(memory ? { memory } : {}),
+    ...(watchSection?.source
+      ? {
+          watch: runtimeWatchOf(
+            () => watching,
+            () => watch,
+          ),
+        }
+      : {}),
   });
+  let stopTimer: (() => void) | undefined;
+  const watch = watchSection?.source
+    ? startSessionWatch({
+        store,
+        continuity,
+        workspace,
+        env,
+        settings: { ...watchSection, source: watchSection.source },
+        runtime,
+        provider: assembled.options.provider,
+        model: assembled.model,
+        instructions: assembled.options.agent.instructions,
+        ...(assembled.browser ? { browser: assembled.browser } : {}),
+        ...(watchClock ? { clock: watchClock } : {}),
+        ...(where.onWatchError ? { onError: where.onWatchError } : {}),
+      }).then(
+        (started) => {
+          watching = started;
+          const clock = watchClock ?? Date.now;
+          const every = (started.watch.state.settings.noteIdleIntervalSeconds * 1000) / 2;
+          stopTimer = (watchTimer ?? intervalTimer)(every, () => void started.tick(clock()));
+          return started;
+        },
+        (error: unknown) => {
+          where.onWatchError?.(error);
+          return undefined;
+        },
+      )
+    : undefined;
   // Replay (a closed world on a scratch store) exports nothing; the others export live spans
   // when OTEL_EXPORTER_OTLP_ENDPOINT is set (nothing of OpenTelemetry loads otherwise).
   const traces = world ? undefined : liveTraces(where);
   return {
     runtime,
     assembled,
+    ...(watch ? { watch } : {}),
     async close() {
       try {
+        const started = await watch;
+        stopTimer?.();
+        await started?.stop();
         await runtime.close();
       } finally {
         await (await traces)?.close();
@@ -100,6 +170,13 @@ export function openAgentSession(
       }
     },
   };
+}
+
+/** The default idle timer of a session's watch: `setInterval`, not keeping the process alive. */
+function intervalTimer(every: number, tick: () => void): () => void {
+  const timer = setInterval(tick, every);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Starts live trace export for the session; a problem with it is told once, never fatal. */

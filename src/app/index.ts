@@ -20,6 +20,12 @@ export {
   removePin,
 } from "./continuity-pins.js";
 export {
+  runtimeWatchOf,
+  type SessionWatch,
+  type SessionWatchOptions,
+  startSessionWatch,
+} from "./session-watch.js";
+export {
   isWorkerThread,
   shortThreadId,
   type ThreadHandoff,

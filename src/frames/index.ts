@@ -146,6 +146,7 @@ export {
   type WatchSettings,
   watchSettingsError,
 } from "./watch-settings.js";
+export { readWatchSource, type WatchSourceConfig } from "./watch-source.js";
 export {
   type CompactionPlan,
   emptyWatchState,

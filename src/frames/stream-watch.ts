@@ -159,6 +159,25 @@ export class StreamWatch {
   }
 
   /**
+   * Looks again at the newest frame at `now` when no new frame came (a static screen through a
+   * screencast sends none): the note-taker decides on it as on a static frame (`idle` once
+   * `noteIdleIntervalSeconds` passed). Does nothing before the first frame, while the note-taker
+   * is busy, or when `now` is not after the newest frame's time. Commentary is not asked: it
+   * decides on frames that arrive.
+   */
+  tick(now: number): Promise<void> {
+    const latest = this.#latest;
+    if (!latest || this.#notes.running !== undefined || now <= latest.frame.at) {
+      return Promise.resolve();
+    }
+    const again: ScoredFrame = {
+      frame: { ...latest.frame, at: now },
+      change: { ...latest.change, score: 0, sceneCut: false, duplicate: true, forced: false },
+    };
+    return this.#schedule(this.#notes, again, (frame) => this.#noteStep(frame));
+  }
+
+  /**
    * Runs the loops over `frames` until they end or `signal` aborts, then waits for the work in
    * flight and logs `watch.stopped`. Never throws: a failing frame source ends the watch with its
    * error as the reason.

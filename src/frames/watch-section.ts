@@ -1,11 +1,14 @@
 import { migrateWatchSettings, type WatchMigration } from "./watch-migration.js";
 import { parseWatchSettings, type WatchSettings, watchSettingsError } from "./watch-settings.js";
+import { readWatchSource, type WatchSourceConfig } from "./watch-source.js";
 
 /** An agent's stream watch, as its manifest's `watch:` section sets it. */
 export interface AgentWatchSettings {
   readonly settings: WatchSettings;
   /** The legacy keys the section held and where each went (empty when none). */
   readonly migrated: readonly WatchMigration[];
+  /** Where the frames come from (`source:`); without it a session starts no watch. */
+  readonly source?: WatchSourceConfig;
 }
 
 /**
@@ -26,6 +29,13 @@ export function readWatchSection(section: unknown): AgentWatchSettings | undefin
       },
     ]);
   }
-  const { settings, report } = migrateWatchSettings(section);
-  return { settings: parseWatchSettings(settings), migrated: report };
+  const { source: sourceValue, ...rest } = section as Record<string, unknown>;
+  const read = sourceValue === undefined ? undefined : readWatchSource(sourceValue);
+  if (read && "issues" in read) throw watchSettingsError(read.issues);
+  const { settings, report } = migrateWatchSettings(rest);
+  return {
+    settings: parseWatchSettings(settings),
+    migrated: report,
+    ...(read ? { source: read.source } : {}),
+  };
 }

@@ -22,6 +22,7 @@ import type { StepExecutorScope } from "./inner-action.js";
 import type { RunLimits } from "./loop-decision.js";
 import type { RunObserver } from "./run-notice.js";
 import type { RecordedStepFeeds, RuntimeFeeds } from "./session-feeds.js";
+import type { ContinuityActivity, RuntimeWatch } from "./session-watch.js";
 import type { ModelWindowSettings } from "./session-windows.js";
 import type { RuntimeSources, SourcesView } from "./source-config.js";
 
@@ -129,6 +130,12 @@ export interface AgentRuntimeOptions {
   /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
   feeds?: RuntimeFeeds;
   /**
+   * A stream watch beside the runtime (an agent manifest's `watch:` section): its notes go into
+   * each live step's context feeds, and a screen question's turn gets the current frame
+   * attached (`RuntimeWatch`). Replay records both in the log and needs none.
+   */
+  watch?: RuntimeWatch;
+  /**
    * The foreground agent's sources (an agent manifest's `sources` and `source_actions`): taken
    * up with the continuity, their chunks delivered as turns when it is idle (`SessionSources`),
    * managed by the model's `source.*` actions. A replay runtime (`world`) starts no source and
@@ -216,6 +223,11 @@ export interface AgentRuntime {
   settled(continuity: string): Promise<void>;
   /** The continuity's state as the runtime sees it (loaded from the log at first touch). */
   state(continuity: string): Promise<ContinuityState>;
+  /**
+   * Whether a foreground run is going or queued on `continuity`, and when this runtime last took
+   * a turn for it: what a stream watch's commentary gates read. Never touches the log.
+   */
+  activity(continuity: string): ContinuityActivity;
   /**
    * The continuity's sources as this runtime runs them: their states, and a wait until they are
    * all done and delivered (`SourcesView`). Without `sources` in the options there are none:

@@ -11,6 +11,7 @@ import { ContinuityOwners } from "./continuity-owners.js";
 import { ContinuitySession, type RuntimeShared } from "./continuity-session.js";
 import { resumeSession } from "./session-resume.js";
 import { sourcesView } from "./session-sources.js";
+import type { RuntimeWatch, TurnAttachment } from "./session-watch.js";
 
 export type {
   AgentRuntime,
@@ -50,6 +51,7 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
     runs: new Map(),
   };
   const sessions = new Map<string, ContinuitySession>();
+  const lastTurnAt = new Map<string, number>();
   const rosters = new ActorRosters(store);
   let closed = false;
   const session = (continuity: string): ContinuitySession => {
@@ -121,14 +123,16 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
         id = newTurnId();
         owners.markOwn(id);
       }
+      const attachments = await watchAttachments(options.watch, continuity, input.text);
       const event = await store.append({
         ...(id !== undefined ? { id } : {}),
         continuity,
         type: "turn.added",
         actor: input.actor,
         origin: input.origin,
-        data: { text: input.text },
+        data: { text: input.text, ...(attachments.length > 0 ? { attachments } : {}) },
       });
+      lastTurnAt.set(continuity, Date.parse(event.ts));
       return accept(continuity, event.id);
     },
     accept,
@@ -145,6 +149,14 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       await sessions.get(continuity)?.settled();
     },
     state: (continuity) => session(continuity).loadState(),
+    activity(continuity) {
+      const current = sessions.get(continuity);
+      const at = lastTurnAt.get(continuity);
+      return {
+        busy: current !== undefined && (current.running !== undefined || current.waiting > 0),
+        ...(at !== undefined && Number.isFinite(at) ? { lastTurnAt: at } : {}),
+      };
+    },
     sources: (continuity) => sourcesView(session(continuity)),
     async close() {
       closed = true;
@@ -156,4 +168,18 @@ export function createAgentRuntime(given: AgentRuntimeOptions): AgentRuntime {
       await owners?.close();
     },
   };
+}
+
+/** The watch's attachments for a turn of `text`; none without a watch or when it fails. */
+async function watchAttachments(
+  watch: RuntimeWatch | undefined,
+  continuity: string,
+  text: string,
+): Promise<TurnAttachment[]> {
+  if (!watch?.attach) return [];
+  try {
+    return [...(await watch.attach(continuity, text))];
+  } catch {
+    return [];
+  }
 }

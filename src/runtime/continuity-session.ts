@@ -12,7 +12,7 @@ import { nativeTools } from "./native-tools.js";
 import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
-import { createSessionFeeds, type SessionFeeds } from "./session-feeds.js";
+import { createSessionFeeds, type SessionFeeds, type StepFeeds } from "./session-feeds.js";
 import { recordRecall, turnInput } from "./session-memory.js";
 import { SessionSources } from "./session-sources.js";
 import type { RuntimeShared, SessionRun } from "./session-types.js";
@@ -118,6 +118,19 @@ export class ContinuitySession {
       ...(options.recordedFeedRegistry ? { registry: options.recordedFeedRegistry } : {}),
     });
     return this.#feeds;
+  }
+
+  /**
+   * A step's feeds with the stream watch's notes after them (live runs only: replay's recorded
+   * feeds already hold the notes the original saw).
+   */
+  async #stepFeeds(step: string): Promise<StepFeeds | undefined> {
+    const read = await this.feeds.read(step);
+    const { watch, recordedFeeds } = this.shared.options;
+    if (!watch || recordedFeeds) return read;
+    const notes = watch.notes(this.continuity).trim();
+    if (notes === "") return read;
+    return { text: read ? `${read.text}\n\n${notes}` : notes, values: read?.values ?? {} };
   }
 
   /** The continuity's sources, when the runtime has any (`AgentRuntimeOptions.sources`). */
@@ -271,7 +284,7 @@ export class ContinuitySession {
               handoff: true,
             }),
             summaryTokens: continuation.summaryMaxTokens,
-            feeds: (step: string) => this.feeds.read(step),
+            feeds: (step: string) => this.#stepFeeds(step),
           }
         : {}),
     });

@@ -87,6 +87,7 @@ export type {
   RuntimeFeeds,
   StepFeeds,
 } from "./session-feeds.js";
+export type { ContinuityActivity, RuntimeWatch, TurnAttachment } from "./session-watch.js";
 export type { ModelWindowSettings } from "./session-windows.js";
 export type { RuntimeSources, SourcesView } from "./source-config.js";
 export {

@@ -15,7 +15,12 @@ import {
   type ThreadView,
   userText,
 } from "../continuity/index.js";
-import type { ContentBlock, ProviderCursor, ProviderMessage } from "../providers/index.js";
+import type {
+  ContentBlock,
+  ImagePart,
+  ProviderCursor,
+  ProviderMessage,
+} from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
 import { PageSlot } from "./page-slot.js";
@@ -48,6 +53,8 @@ export interface HistoryStart {
   pinned?: ReadonlyMap<string, PinnedItem>;
   /** The chunks each of `turns` delivers, for a source's delivery turn, by turn id. */
   turnSources?: ReadonlyMap<string, readonly ChunkSpan[]>;
+  /** The images attached to each of `turns` (a screen question's frame), by turn id. */
+  turnImages?: ReadonlyMap<string, readonly ImagePart[]>;
   /** The modes of the sources declared before `after`, by source id. */
   sourceModes?: ReadonlyMap<string, SourceMode>;
   /**
@@ -75,6 +82,7 @@ export class ThreadHistory {
   readonly #steps = new Map<number, StepRecord>();
   readonly #turns: Map<string, string>;
   readonly #turnSources: Map<string, readonly ChunkSpan[]>;
+  readonly #turnImages: Map<string, readonly ImagePart[]>;
   readonly #sourceModes: Map<string, SourceMode>;
   #streams: readonly StreamPosition[] | undefined;
   readonly #variables = new Map<string, unknown>();
@@ -98,6 +106,7 @@ export class ThreadHistory {
     this.#turns = new Map(start.turns);
     this.#pinned = new Map(start.pinned);
     this.#turnSources = new Map(start.turnSources);
+    this.#turnImages = new Map(start.turnImages);
     this.#sourceModes = new Map(start.sourceModes);
     this.#pages = new PageSlot(start.screenshots);
   }
@@ -113,6 +122,7 @@ export class ThreadHistory {
       turns: this.#turns,
       pinned: this.#pinned,
       turnSources: this.#turnSources,
+      turnImages: this.#turnImages,
       sourceModes: this.#sourceModes,
       screenshots: this.#pages.screenshots,
     });
@@ -181,6 +191,20 @@ export class ThreadHistory {
       const data = event.data as EventData<"turn.added">;
       this.#turns.set(event.id, data.text);
       if (data.sources) this.#turnSources.set(event.id, data.sources.map(spanFromData));
+      const images = turnImages(data.attachments);
+      if (images.length > 0) this.#turnImages.set(event.id, images);
+      return;
+    }
+    if (event.type === "commentary.added" && stream.kind === "continuity") {
+      // What the agent said about the screen on its own is part of the conversation it knows,
+      // once the thread has one (a thread's first turn comes before any commentary it sees).
+      if (this.#messages.length === 0) return;
+      const data = event.data as EventData<"commentary.added">;
+      this.#messages.push({
+        message: { role: "assistant", content: `<response>${data.text}</response>` },
+        seq: event.seq,
+        turn: false,
+      });
       return;
     }
     if (event.type === "source.added") {
@@ -215,14 +239,19 @@ export class ThreadHistory {
       const turn = data.turn;
       const text = turn === undefined ? data.input : this.#turns.get(turn);
       const sources = turn === undefined ? undefined : this.#turnSources.get(turn);
+      const images = turn === undefined ? undefined : this.#turnImages.get(turn);
       if (turn !== undefined) {
         this.#turns.delete(turn);
         this.#turnSources.delete(turn);
+        this.#turnImages.delete(turn);
       }
       if (text !== undefined) {
         this.#newestTurn = this.#messages.length;
         this.#messages.push({
-          message: { role: "user", content: text },
+          message: {
+            role: "user",
+            content: images ? [{ type: "text", text }, ...images] : text,
+          },
           seq: event.seq,
           turn: true,
           ...(sources ? { sources } : {}),
@@ -426,4 +455,16 @@ function simplify(content: ContentBlock[]): string | ContentBlock[] {
   return content.every((block) => block.type === "text")
     ? content.map((block) => (block as { text: string }).text).join("")
     : content;
+}
+
+/** The image attachments of a turn as image parts naming their artifacts (read before the call). */
+function turnImages(attachments: EventData<"turn.added">["attachments"]): ImagePart[] {
+  return (attachments ?? [])
+    .filter((attachment) => attachment.media_type.startsWith("image/"))
+    .map((attachment) => ({
+      type: "image",
+      mediaType: attachment.media_type,
+      data: "",
+      artifact: attachment.hash,
+    }));
 }

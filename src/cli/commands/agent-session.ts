@@ -37,6 +37,10 @@ export function openAgentSession(
       store,
       continuity,
       onTraceError: (error) => ctx.err(`spool: traces: ${error.message}`),
+      onWatchError: (error) =>
+        ctx.err(
+          `spool: watch: ${redactSecrets(error instanceof Error ? error.message : String(error))}`,
+        ),
     },
     memory ? { ...options, memory: memory.recaller } : options,
   );
