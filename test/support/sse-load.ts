@@ -24,6 +24,9 @@ export interface Subscribers {
   close(): void;
 }
 
+/** Subscribers connected at once. */
+const WAVE = 100;
+
 const now = () => performance.timeOrigin + performance.now();
 
 /**
@@ -80,6 +83,8 @@ export async function openSubscribers(options: {
         source.onerror = (error) => reject(new Error(`subscriber ${i}: ${error.message}`));
       }),
     );
+    // Connects in waves, so a thousand connects at once do not overflow the listen backlog.
+    if (ready.length % WAVE === 0) await Promise.all(ready.slice(-WAVE));
   }
   await Promise.all(ready);
   for (const source of sources) source.onerror = null;
