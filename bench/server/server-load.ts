@@ -21,7 +21,7 @@ import {
   type SubscriberRecord,
 } from "../../test/support/sse-load.js";
 import { startEmbeddedPostgres } from "../embedded-postgres-server.js";
-import type { EngineSection, ResultRow } from "../report.js";
+import { type EngineSection, type ResultRow, renderSection } from "../report.js";
 import { percentile } from "../stats.js";
 import { subscribeLatencies } from "../subscribe-latency.js";
 
@@ -200,7 +200,10 @@ export async function measureServerLoad(
 ): Promise<EngineSection[]> {
   const guard = async (title: string, measure: () => Promise<EngineSection>) => {
     try {
-      return await measure();
+      const section = await measure();
+      // Each table as soon as it is measured, so a later failure or a stopped run keeps it.
+      progress(`\n${renderSection(section)}`);
+      return section;
     } catch (error) {
       console.error(error);
       process.exitCode = 1;
