@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|telemetry|frames|memory …]`: Spool's event log on SQLite
+ * `npm run bench [-- log|protocol|providers|runtime|continuity|sources|browser|telemetry|frames|memory|server …]`: Spool's event log on SQLite
  * and PostgreSQL, each figure beside the engine's own ceiling, the streaming protocol (parser
  * throughput, dispatch latency, the Vercel AI SDK on the same stream), the agent runtime (its
  * overhead per step and action, its step latency beside the AI SDK's agent) and the continuity
  * module (a step's context compile as the continuity grows to 1M events, a handoff's overhead)
  * and the sources (ingest into the log, memory tailing a large file, a handoff and a take-up as a
  * source's stream grows) and the browser (snapshot tokens, addressable elements, snapshot time and
- * click latency on a 5,000-element page beside `@playwright/mcp`), each beside its baseline, all
+ * click latency on a 5,000-element page beside `@playwright/mcp`) and the HTTP server (live events
+ * over SSE to 200 subscribers at 20 turns/s, fan-out to 1,000), each beside its baseline, all
  * measured in the same run. Prints markdown tables and writes them to
  * `bench/results/latest.md`. Arguments pick groups (default: all). `BENCH_RUNS` (default 3) sets
  * the repetitions whose median is shown; `BENCH_EVENTS` scales the log's sizes down (see
@@ -32,6 +33,7 @@ import { measureProviderStreams } from "./providers/stream-throughput.js";
 import { type EngineSection, renderSection } from "./report.js";
 import { measureRuntimeOverhead } from "./runtime/runtime-overhead.js";
 import { measureStepLatency } from "./runtime/step-latency.js";
+import { measureServerLoad } from "./server/server-load.js";
 import { measureSourceIngest } from "./sources/source-ingest.js";
 import { measureSourceStreamScaling } from "./sources/source-stream-scaling.js";
 import { SqliteEngine } from "./sqlite-engine.js";
@@ -100,6 +102,7 @@ const GROUPS = [
   "telemetry",
   "frames",
   "memory",
+  "server",
 ] as const;
 type Group = (typeof GROUPS)[number];
 
@@ -208,6 +211,14 @@ async function main(): Promise<void> {
 
   if (groups.has("memory")) {
     sections.push(await guarded("Memory search", () => measureMemorySearch(config.runs, progress)));
+  }
+
+  if (groups.has("server")) {
+    try {
+      sections.push(...(await measureServerLoad(progress)));
+    } catch (error) {
+      sections.push(await guarded("Server: live events over SSE", () => Promise.reject(error)));
+    }
   }
 
   const text = [
