@@ -38,7 +38,7 @@ export function openAgentSession(
       continuity,
       onTraceError: (error) => ctx.err(`spool: traces: ${error.message}`),
     },
-    memory ? { ...options, memory: memory.recaller } : options,
+    memory ? { ...options, memory: memory.recaller, memoryIndex: memory.index } : options,
   );
   if (!memory) return session;
   return {
