@@ -10,7 +10,12 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BundledScript, bundleScript } from "./support/child-process.js";
+import {
+  type BundledScript,
+  bundleScript,
+  runToExit,
+  spawnBundled,
+} from "./support/child-process.js";
 
 let bundle: BundledScript;
 let workspace: string;
@@ -43,7 +48,11 @@ const text = (result: Awaited<ReturnType<Client["callTool"]>>) =>
 describe("spool mcp serve", () => {
   it("offers send_turn and read_conversation, and runs the agent on a continuity by name", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["read_conversation", "send_turn"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      "read_conversation",
+      "search_memory",
+      "send_turn",
+    ]);
 
     const sent = await client.callTool({
       name: "send_turn",
@@ -73,5 +82,40 @@ describe("spool mcp serve", () => {
       arguments: { continuity: "nowhere" },
     });
     expect(text(after)).toBe("(no messages yet)");
+  });
+
+  it("search_memory finds a fact pinned in another process after the server started", async () => {
+    // "desk" exists (the first test created it, under that id).
+    const pinned = await runToExit(
+      spawnBundled(bundle, [
+        "pin",
+        "The billing deploy key rotates every Tuesday at noon",
+        "--continuity",
+        "desk",
+        "--db",
+        join(workspace, "store"),
+      ]),
+    );
+    expect(pinned.code, pinned.stderr).toBe(0);
+    const found = await client.callTool({
+      name: "search_memory",
+      arguments: { query: "when does the deploy key rotate?", limit: 3 },
+    });
+    expect(found.isError).toBeFalsy();
+    const result = JSON.parse(text(found)) as {
+      ranking: string;
+      hits: { kind: string; rank: number; text: string }[];
+    };
+    expect(result.ranking).toBe("fts");
+    expect(result.hits[0]).toMatchObject({
+      kind: "fact",
+      rank: 1,
+      text: "The billing deploy key rotates every Tuesday at noon",
+    });
+    const none = await client.callTool({
+      name: "search_memory",
+      arguments: { query: "zanzibar", limit: 3 },
+    });
+    expect(JSON.parse(text(none))).toMatchObject({ hits: [] });
   });
 });

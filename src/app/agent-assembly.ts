@@ -20,6 +20,7 @@ import type { AgentWatchSettings } from "../frames/index.js";
 import { loadHooks } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
 import { agentMcp, type PreparedMcp } from "../mcp/index.js";
+import { type MemoryIndex, memorySearchTool } from "../memory/index.js";
 import type { Provider } from "../providers/index.js";
 import {
   createModelCatalogue,
@@ -87,6 +88,11 @@ export interface AssembleOptions {
    * its permitted tools `mcp.<server>.<tool>` tools. None when absent.
    */
   mcp?: PreparedMcp;
+  /**
+   * The store's memory index: the agent gets the tool `memory.search` over it when its
+   * directive's <permissions> grant that tool. None when absent.
+   */
+  memoryIndex?: MemoryIndex;
 }
 
 /** An agent ready to run: the runtime's options and what to tell the user about it. */
@@ -222,6 +228,10 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
     ...toolsFor(options.workspace, directive, manifest, config),
     // MCP tools the directive's <permissions> grant (the manifest's mcp: chose the servers).
     ...(mcp?.tools.filter((tool) => permits(directive.permissions, "tool", tool.name)) ?? []),
+    // memory.search, when there is an index and the directive's <permissions> grant it.
+    ...(options.memoryIndex && permits(directive.permissions, "tool", "memory.search")
+      ? [memorySearchTool({ index: options.memoryIndex, continuity: options.continuity })]
+      : []),
     // The relic host is made below; the tools reach it only when they run.
     ...(browser?.tools((method, parameters, call) =>
       host.call("browser", method, parameters, call),

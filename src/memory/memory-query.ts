@@ -42,9 +42,12 @@ export function queryTerms(text: string): string[] {
     .map(([term]) => term);
 }
 
-/** An FTS5 MATCH expression: any of the terms, each a quoted string (see `queryTerms`). */
-export function fts5Match(terms: readonly string[]): string {
-  return terms.map((term) => `"${term}"`).join(" OR ");
+/**
+ * An FTS5 MATCH expression: any of the terms (`OR`, the default) or all of them (`AND`), each a
+ * quoted string (see `queryTerms`).
+ */
+export function fts5Match(terms: readonly string[], join: "AND" | "OR" = "OR"): string {
+  return terms.map((term) => `"${term}"`).join(` ${join} `);
 }
 
 /** A `websearch_to_tsquery` text: any of the terms (see `queryTerms`). */

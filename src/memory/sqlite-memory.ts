@@ -44,6 +44,15 @@ CREATE TABLE IF NOT EXISTS memory_actors (
 ) WITHOUT ROWID;
 `;
 
+/** A term in more than this share of the entries is too common to rank on (when others are not). */
+const COMMON_SHARE = 0.01;
+/** ...and never below this many entries: in a small index every term tells. */
+const COMMON_MIN = 500;
+/** The most matches one search ranks by bm25: the newest ones, when a query matches more. */
+const CANDIDATES = 1000;
+/** Terms kept, all ANDed, when every term of a query is common. */
+const COMMON_TERMS = 3;
+
 const ENTRY_COLUMNS = "e.id, e.continuity, e.thread, e.kind, e.ref, e.text, e.ts, e.seq, e.hash";
 
 type EntryRow = {
@@ -160,8 +169,7 @@ class SqliteMemory implements MemoryBackend {
   }
 
   #position(): number {
-    const value = this.#db
-      .prepare("SELECT value FROM memory_meta WHERE key = 'position'")
+    const value = this.#statement("SELECT value FROM memory_meta WHERE key = 'position'")
       .pluck()
       .get();
     return value === undefined ? 0 : Number(value);
@@ -198,26 +206,67 @@ class SqliteMemory implements MemoryBackend {
     limit: number,
   ): Promise<ScoredEntry[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    // The ranking runs first, on the full-text index alone, and the scope filters its best rows:
-    // a filter the planner could apply first would run the MATCH once per entry. Fetched wider
-    // and wider until the scope leaves enough or the matches run out.
+    const { telling, common } = this.#tellingTerms(terms);
+    if (telling.length === 0) return [];
+    // Every telling term first (AND: few rows, the most relevant); any of them (OR) only when
+    // that finds too few, and never for common terms alone (each matches much of the index).
+    if (telling.length > 1 || common) {
+      const all = this.#ranked(fts5Match(telling, "AND"), scope, limit);
+      if (all.length >= limit || common) return all;
+    }
+    return this.#ranked(fts5Match(telling, "OR"), scope, limit);
+  }
+
+  /**
+   * The terms worth ranking on: those that match something, without the ones common enough to
+   * tell nothing (in more than COMMON_SHARE of the entries); when every term is common, the first
+   * COMMON_TERMS of them, to be ANDed (`common`). Document
+   * frequencies are counted in the full-text index, each up to the common threshold.
+   */
+  #tellingTerms(terms: readonly string[]): { telling: string[]; common: boolean } {
+    const size = (this.#statement("SELECT max(rowid) FROM memory_entries").pluck().get() ??
+      0) as number;
+    const common = Math.max(COMMON_MIN, Math.ceil(size * COMMON_SHARE));
+    const df = this.#statement(
+      "SELECT count(*) FROM (SELECT 1 FROM memory_text WHERE memory_text MATCH ? LIMIT ?)",
+    ).pluck();
+    const found = terms
+      .map((term) => ({ term, df: df.get(fts5Match([term], "OR"), common) as number }))
+      .filter(({ df }) => df > 0);
+    const rare = found.filter(({ df }) => df < common);
+    if (rare.length > 0 || found.length === 0)
+      return { telling: rare.map(({ term }) => term), common: false };
+    return { telling: found.slice(0, COMMON_TERMS).map(({ term }) => term), common: true };
+  }
+
+  /**
+   * The best `limit` entries within `scope` for an FTS5 `match`, by bm25. The ranking runs on the
+   * full-text index alone (`ORDER BY rank LIMIT`), over the newest CANDIDATES matches at most, and
+   * the scope filters its best rows: fetched wider and wider until the scope leaves enough or the
+   * candidates run out.
+   */
+  #ranked(match: string, scope: MemoryScope, limit: number): ScoredEntry[] {
+    const floor = (this.#statement(
+      "SELECT rowid FROM memory_text WHERE memory_text MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+    )
+      .pluck()
+      .get(match, CANDIDATES - 1) ?? 0) as number;
     const { sql, params } = scoped(
-      `SELECT ${ENTRY_COLUMNS}, m.score AS score FROM (SELECT rowid, bm25(memory_text) AS score FROM memory_text WHERE memory_text MATCH ? ORDER BY score LIMIT ?) AS m JOIN memory_entries e ON e.rowid = m.rowid WHERE 1`,
+      `SELECT ${ENTRY_COLUMNS}, m.score AS score FROM (SELECT rowid, rank AS score FROM memory_text WHERE memory_text MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) AS m JOIN memory_entries e ON e.rowid = m.rowid WHERE 1`,
       scope,
     );
     const statement = this.#statement(`${sql} ORDER BY m.score LIMIT ?`);
-    const match = fts5Match(terms);
     for (let fetch = Math.max(limit * 8, 64); ; fetch *= 8) {
-      const rows = statement.all(match, fetch, ...params, limit) as (EntryRow & {
+      const rows = statement.all(match, floor, fetch, ...params, limit) as (EntryRow & {
         score: number;
       })[];
-      if (rows.length >= limit)
+      if (rows.length >= limit || fetch >= CANDIDATES)
         return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
       const total = this.#statement(
-        "SELECT count(*) FROM (SELECT rowid FROM memory_text WHERE memory_text MATCH ? LIMIT ?)",
+        "SELECT count(*) FROM (SELECT rowid FROM memory_text WHERE memory_text MATCH ? AND rowid >= ? LIMIT ?)",
       )
         .pluck()
-        .get(match, fetch) as number;
+        .get(match, floor, fetch) as number;
       if (total < fetch) return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
     }
   }

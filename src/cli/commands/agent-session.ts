@@ -42,7 +42,7 @@ export function openAgentSession(
           `spool: watch: ${redactSecrets(error instanceof Error ? error.message : String(error))}`,
         ),
     },
-    memory ? { ...options, memory: memory.recaller } : options,
+    memory ? { ...options, memory: memory.recaller, memoryIndex: memory.index } : options,
   );
   if (!memory) return session;
   return {
@@ -69,12 +69,25 @@ function sessionMemory(ctx: CommandContext, store: EventStore) {
   const tokens =
     parseInteger("memory", "SPOOL_MEMORY_TOKENS", ctx.io.env.SPOOL_MEMORY_TOKENS, 0) ??
     DEFAULT_MEMORY_TOKENS;
+  const index = tokens === 0 ? undefined : sessionMemoryIndex(ctx, store);
+  if (index === undefined) return undefined;
+  return { index, recaller: createMemoryRecaller(index, { tokens }) };
+}
+
+/**
+ * The memory index of `store`, opened (and caught up with the log) on its first use; undefined
+ * when the store's address cannot be opened again (a PostgreSQL store not named by `SPOOL_DB`).
+ * The caller closes it.
+ */
+export function sessionMemoryIndex(
+  ctx: CommandContext,
+  store: EventStore,
+): MemoryIndex | undefined {
   const db = memoryLocation(store, ctx.io.env);
-  if (tokens === 0 || db === undefined) return undefined;
-  const index: MemoryIndex = lazyMemoryIndex(store.kind, () =>
+  if (db === undefined) return undefined;
+  return lazyMemoryIndex(store.kind, () =>
     openMemoryIndex({ store, db, cwd: ctx.io.cwd, env: ctx.io.env }),
   );
-  return { index, recaller: createMemoryRecaller(index, { tokens }) };
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type McpServerConfig,
   mcpRelicName,
 } from "../../mcp/index.js";
+import type { MemoryIndex } from "../../memory/index.js";
 import { describeError, type EventData } from "../../spec/index.js";
 import {
   type CommandContext,
@@ -26,6 +27,7 @@ import {
   openAgentSession,
   recordSessionMcp,
   sessionMcp,
+  sessionMemoryIndex,
 } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
@@ -41,7 +43,8 @@ list   The MCP servers of .ai/mcp.json and ~/.ai/mcp.json: the file that declare
        running, stopped, or failed with its last error) and its tools, listed from the server now.
 serve  Spool as an MCP server on stdin/stdout, for Claude Desktop, Cursor or any MCP client:
        tools send_turn (run the agent on a continuity, by id or name, and return its response)
-       and read_conversation (a continuity's recent messages). A continuity that does not exist
+       and read_conversation (a continuity's recent messages), and search_memory (the summaries
+       and pinned facts of every continuity, see docs/memory.md). A continuity that does not exist
        yet is created by send_turn, for the agent --agent names (default assistant).
 
 Options:
@@ -168,10 +171,12 @@ export async function mcpServe(ctx: CommandContext, args: string[]): Promise<num
     throw new UsageError("mcp serve", `unexpected argument ${JSON.stringify(positionals[0])}`);
   }
   const store = await openStore(ctx, locateStore(ctx, values.db));
+  const memory = sessionMemoryIndex(ctx, store);
   const server = createSpoolMcpServer({
     sendTurn: (continuity, text) => sendTurn(ctx, store, continuity, text, values.agent),
     readConversation: async (continuity, limit) =>
       readConversation(store, await resolveContinuity(store, continuity), limit),
+    ...(memory ? { searchMemory: (query, limit) => searchMemory(memory, query, limit) } : {}),
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
@@ -181,8 +186,26 @@ export async function mcpServe(ctx: CommandContext, args: string[]): Promise<num
   await server.connect(transport);
   await closed;
   await server.close().catch(() => undefined);
+  await memory?.close().catch(() => undefined);
   await store.close();
   return 0;
+}
+
+/** `search_memory`: the hits of the whole workspace's memory, each with its text. */
+async function searchMemory(index: MemoryIndex, query: string, limit: number) {
+  const found = await index.search({ text: query, limit: Math.min(Math.max(limit, 1), 100) });
+  return {
+    ranking: found.ranking,
+    hits: found.hits.map((hit) => ({
+      id: hit.id,
+      kind: hit.kind,
+      continuity: hit.continuity,
+      ...(hit.thread !== undefined ? { thread: hit.thread } : {}),
+      date: hit.ts,
+      rank: hit.rank,
+      text: hit.text,
+    })),
+  };
 }
 
 /** The id of the continuity called `given` (an id, else the title of one), or `given` itself. */
