@@ -60,7 +60,7 @@ const SYLLABLES =
 function vocabulary(): string[] {
   const words = [...SYSTEMS, ...ACTIONS, ...THINGS, ...PEOPLE, ...PLACES];
   const seen = new Set(words.map((word) => word.toLowerCase()));
-  const next = random(3);
+  const next = seededRandom(3);
   while (words.length < VOCABULARY) {
     const length = 2 + Math.floor(next() * 3);
     let word = "";
@@ -71,7 +71,7 @@ function vocabulary(): string[] {
     }
   }
   // Interleave so that every category has words near the head of the distribution.
-  const next2 = random(5);
+  const next2 = seededRandom(5);
   for (let i = words.length - 1; i > 0; i--) {
     const j = Math.floor(next2() * (i + 1));
     [words[i], words[j]] = [words[j]!, words[i]!];
