@@ -122,6 +122,30 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (backend) => {
       expect(await res.json()).toMatchObject({ error: { code: "auth.invalid-token" } });
     });
 
+    it("tells a creator the role it holds in the new continuity, as the list and get do", async () => {
+      const made = await new AccessTokens(store).create({
+        actor: "wes",
+        role: "writer",
+        by: "test",
+      });
+      const api = app();
+      const created = await api.request("/api/continuities", {
+        method: "POST",
+        headers: bearer(made.secret),
+        body: JSON.stringify({ id: "w" }),
+      });
+      expect(created.status).toBe(201);
+      const { continuity } = (await created.json()) as { continuity: { role: string } };
+      const got = await api.request("/api/continuities/w", { headers: bearer(made.secret) });
+      const listed = await api.request("/api/continuities", { headers: bearer(made.secret) });
+      const rows = ((await listed.json()) as { continuities: { id: string; role: string }[] })
+        .continuities;
+      expect(continuity.role).toBe(
+        ((await got.json()) as { continuity: { role: string } }).continuity.role,
+      );
+      expect(rows.find((row) => row.id === "w")?.role).toBe(continuity.role);
+    });
+
     it("answers any body and query with a JSON 4xx, never a 500 or a stack trace", async () => {
       const made = await new AccessTokens(store).create({
         actor: "alice",

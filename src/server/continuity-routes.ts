@@ -78,7 +78,8 @@ export function continuityRoutes(services: ServerServices): Hono<ServerEnv> {
         labels: { kind: "http", ...(body.agent !== undefined ? { agent: body.agent } : {}) },
       },
     });
-    return c.json({ continuity: { ...(await describe(store, id)), role: "owner" } }, 201);
+    const role = await roleIn(token, id, rosters);
+    return c.json({ continuity: { ...(await describe(store, id)), role } }, 201);
   });
 
   app.get("/:id", async (c) => {
