@@ -1,4 +1,9 @@
-import { type AgentSession, foregroundDirective, openAgentSession } from "../app/index.js";
+import {
+  type AgentSession,
+  type AgentSessionOptions,
+  foregroundDirective,
+  openAgentSession,
+} from "../app/index.js";
 import { createItemSpace } from "../directives/index.js";
 import type { EventStore } from "../log/index.js";
 import type { Provider } from "../providers/index.js";
@@ -30,6 +35,12 @@ export interface AgentHostOptions {
   provider?: Provider;
   /** Write each thread's transcript and knowledge files here (`resolveThreadsDir`). */
   threadsDir?: string;
+  /**
+   * Opens the session of `continuity` with `options` (default: the app's `openAgentSession`
+   * over the options above). `spool serve` passes the CLI's, so a run served over HTTP has the
+   * same tools (the agent's MCP servers, memory) as the same run in `spool chat` and its replay.
+   */
+  openSession?: (continuity: string, options: AgentSessionOptions) => Promise<AgentSession>;
 }
 
 /** A turn the host appended, and its run when this process runs it. */
@@ -206,20 +217,18 @@ export class AgentHost {
     };
     const foreground = await foregroundDirective(store, continuity);
     const agent = foreground?.agent ?? (await agentLabel(store, continuity));
-    const session = openAgentSession(
-      { workspace, env, store, continuity },
-      {
-        ...(foreground && foreground.agent === undefined
-          ? { directive: foreground.directive }
-          : {}),
-        ...(agent !== undefined ? { agent } : {}),
-        ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
-        ...(provider ? { provider } : {}),
-        observer,
-        lease,
-        ...(threadsDir !== undefined ? { threadsDir } : {}),
-      },
-    );
+    const options: AgentSessionOptions = {
+      ...(foreground && foreground.agent === undefined ? { directive: foreground.directive } : {}),
+      ...(agent !== undefined ? { agent } : {}),
+      ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
+      ...(provider ? { provider } : {}),
+      observer,
+      lease,
+      ...(threadsDir !== undefined ? { threadsDir } : {}),
+    };
+    const session = this.#options.openSession
+      ? await this.#options.openSession(continuity, options)
+      : openAgentSession({ workspace, env, store, continuity }, options);
     hosted.session = session;
     try {
       await session.runtime.resume(continuity);

@@ -18,6 +18,8 @@ export interface ServeOptions extends Omit<ServerDeps, "host" | "tokens"> {
   port?: number;
   provider?: AgentHostOptions["provider"];
   threadsDir?: string;
+  /** How each continuity's session opens (see `AgentHostOptions.openSession`). */
+  openSession?: AgentHostOptions["openSession"];
 }
 
 /** A listening Spool server. */
@@ -39,7 +41,7 @@ export interface RunningServer {
  * revocations live (so open streams of a revoked token end at once).
  */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
-  const { store, workspace, env, lease, provider, threadsDir } = options;
+  const { store, workspace, env, lease, provider, threadsDir, openSession } = options;
   const host = new AgentHost({
     store,
     workspace,
@@ -47,6 +49,7 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
     lease,
     ...(provider ? { provider } : {}),
     ...(threadsDir !== undefined ? { threadsDir } : {}),
+    ...(openSession ? { openSession } : {}),
   });
   const tokens = new AccessTokens(store);
   const app = createServer({ ...options, host, tokens });

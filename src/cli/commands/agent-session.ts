@@ -8,6 +8,7 @@ import { type PreparedMcp, prepareAgentMcp, recordMcpListings } from "../../mcp/
 import {
   createMemoryRecaller,
   lazyMemoryIndex,
+  MemoryError,
   type MemoryIndex,
   openMemoryIndex,
 } from "../../memory/index.js";
@@ -28,8 +29,7 @@ export function openAgentSession(
   continuity: string,
   options: AgentSessionOptions = {},
 ): AgentSession {
-  // Replay's closed world serves the recorded memory choices instead of searching.
-  const memory = options.world ? undefined : sessionMemory(ctx, store);
+  const memory = sessionMemory(ctx, store);
   const session = openAppSession(
     {
       workspace: ctx.io.cwd,
@@ -42,7 +42,13 @@ export function openAgentSession(
           `spool: watch: ${redactSecrets(error instanceof Error ? error.message : String(error))}`,
         ),
     },
-    memory ? { ...options, memory: memory.recaller, memoryIndex: memory.index } : options,
+    !memory
+      ? options
+      : options.world
+        ? // Replay's closed world serves the recorded memory choices and tool results instead of
+          // searching, but the agent has the same tools as the run it replays.
+          { ...options, memoryIndex: memory.index }
+        : { ...options, memory: memory.recaller, memoryIndex: memory.index },
   );
   if (!memory) return session;
   return {
@@ -61,17 +67,32 @@ export function openAgentSession(
 const DEFAULT_MEMORY_TOKENS = 1000;
 
 /**
- * Memory from the store's other continuities, its index opened on the first recall;
- * `SPOOL_MEMORY_TOKENS` sets its budget, 0 turns it off (undefined then, or when the store's
- * address cannot be opened again).
+ * Memory from the store's other continuities, its index opened on the first recall or search;
+ * `SPOOL_MEMORY_TOKENS` sets its budget, 0 turns it off (undefined then). Whether the agent has
+ * memory depends on that setting alone, never on whether the index opens (replay must give the
+ * agent the same tools): an index that cannot open fails each search with a typed error, and a
+ * recall that fails leaves the thread without memory.
  */
 function sessionMemory(ctx: CommandContext, store: EventStore) {
   const tokens =
     parseInteger("memory", "SPOOL_MEMORY_TOKENS", ctx.io.env.SPOOL_MEMORY_TOKENS, 0) ??
     DEFAULT_MEMORY_TOKENS;
-  const index = tokens === 0 ? undefined : sessionMemoryIndex(ctx, store);
-  if (index === undefined) return undefined;
+  if (tokens === 0) return undefined;
+  const index = sessionMemoryIndex(ctx, store) ?? unreachableMemoryIndex(store.kind);
   return { index, recaller: createMemoryRecaller(index, { tokens }) };
+}
+
+/** A memory index whose every use fails: a PostgreSQL store whose URL this process lacks. */
+function unreachableMemoryIndex(kind: EventStore["kind"]): MemoryIndex {
+  return lazyMemoryIndex(kind, () =>
+    Promise.reject(
+      new MemoryError(
+        "memory.storage",
+        "the memory index of a PostgreSQL store opens only when SPOOL_DB names that store",
+        { hint: "Set SPOOL_DB to the store's postgres:// URL instead of passing --db" },
+      ),
+    ),
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from "../context.js";
 import { formatTime, renderTable } from "../format.js";
 import type { CommandHelp } from "../usage.js";
+import { openAgentSession, recordSessionMcp, sessionMcp } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
 
@@ -101,6 +102,14 @@ export async function serveCommand(ctx: CommandContext, args: string[]): Promise
       port,
       ...(values.cors ? { cors: values.cors } : {}),
       threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
+      // Sessions open as spool chat opens them: the same MCP tools and memory, so a continuity
+      // answers the same whichever process runs it, and replays the same.
+      openSession: async (continuity, options) => {
+        const mcp = await sessionMcp(ctx, store, continuity, options.agent);
+        const session = openAgentSession(ctx, store, continuity, { ...options, mcp });
+        for (const line of await recordSessionMcp(store, mcp)) ctx.err(`spool serve: ${line}`);
+        return session;
+      },
       onInternalError: (error) =>
         ctx.err(
           `spool serve: internal error: ${error instanceof Error ? error.message : String(error)}`,
