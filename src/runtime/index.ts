@@ -87,6 +87,11 @@ export type {
   RuntimeFeeds,
   StepFeeds,
 } from "./session-feeds.js";
+export {
+  ConversationTail,
+  type ConversationTailOptions,
+  type LoggedActivity,
+} from "./conversation-tail.js";
 export type { ContinuityActivity, RuntimeWatch, TurnAttachment } from "./session-watch.js";
 export type { ModelWindowSettings } from "./session-windows.js";
 export type { RuntimeSources, SourcesView } from "./source-config.js";
