@@ -245,8 +245,7 @@ function checkImages(
   }
   const threads = threadsOf(events);
   const compiled = events.filter(
-    (event): event is Extract<SpoolEvent, { type: "context.compiled" }> =>
-      isEvent(event, "context.compiled") && !event.stream.id.includes("@"),
+    (event) => isEvent(event, "context.compiled") && !event.stream.id.includes("@"),
   );
   expect(threads).toHaveLength(requests.length);
   let withImages = 0;
@@ -284,12 +283,11 @@ function checkContinuations(
     expect(text).toContain(HANDOFF_HEADING);
     expect(text).toContain("VISUAL-STATE of the screen.");
     const feeds = events.find(
-      (event) => isEvent(event, "context.feeds") && event.stream.id === `${seeded.stream.id}:0`,
+      (event) => event.type === "context.feeds" && event.stream.id === `${seeded.stream.id}:0`,
     );
-    if (feeds && isEvent(feeds, "context.feeds")) {
-      expect(JSON.stringify(request.messages)).toContain(
-        JSON.stringify(feeds.data.text).slice(1, -1),
-      );
+    if (feeds) {
+      const notes = (feeds.data as EventData<"context.feeds">).text;
+      expect(JSON.stringify(request.messages)).toContain(JSON.stringify(notes).slice(1, -1));
     }
     expect(imagesIn(request, byData)).toEqual([]);
   }

@@ -106,7 +106,10 @@ describe("the commentary gates read every writer of the log", () => {
     const frames = [await jpeg([200, 0, 0]), await jpeg([0, 0, 200])];
     let shown = 0;
     /** Pushes the next (alternating) frame at `at` and waits for the commentary loop's event. */
-    const frameAt = async (at: number, type: "commentary.added" | "commentary.skipped") => {
+    const frameAt = async <T extends "commentary.added" | "commentary.skipped">(
+      at: number,
+      type: T,
+    ) => {
       const after = await a.head();
       push.pushFrame({ data: frames[shown++ % 2]!, at });
       const event = await nextEvent(a, CONTINUITY, type, after);
