@@ -85,8 +85,9 @@ export interface SessionWatchOptions {
  * kept as artifacts of the store, the latest written under `.spool/frames/<continuity>/`), the
  * `StreamWatch` loops over its scored frames, their calls through providers resolved like the
  * agent's (`noteProvider`/`noteModel`, `commentaryProvider`/`commentaryModel`, else the agent's
- * own), the commentary gates reading the runtime's `activity`. A bad provider setting rejects
- * with its `ConfigError` before anything starts.
+ * own), the commentary gates reading the continuity's log and the runtime's `activity`
+ * (`sessionActivity`), and the commentary given the recent conversation (`ConversationTail`).
+ * A bad provider setting rejects with its `ConfigError` before anything starts.
  */
 export async function startSessionWatch(options: SessionWatchOptions): Promise<SessionWatch> {
   const { store, continuity, settings } = options;

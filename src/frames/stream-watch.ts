@@ -33,7 +33,7 @@ export interface WatchHooks {
 
 /** What the session tells the commentary loop about the conversation at a moment. */
 export interface WatchActivity {
-  /** When the last input from a person arrived (epoch ms of the session clock). */
+  /** When the last turn arrived, from any actor or process (epoch ms, the frames' clock). */
   readonly lastUserInputAt?: number;
   /** A foreground run is going or turns wait for one. */
   readonly foregroundBusy: boolean;
