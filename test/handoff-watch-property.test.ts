@@ -12,7 +12,8 @@
  *   and the notes block, and no image; the seed carries no image;
  * - no request of a thread ever holds an image other than those of turns that thread ran (so no
  *   image crosses into a continuation), and each image counts toward the step's estimated tokens;
- * - every message of an old thread is covered at its handoff (the handoff invariant).
+ * - every message of an old thread is covered at its handoff (the handoff invariant);
+ * - the log replays identically with no watch and no model (the watch's record is input).
  *
  * Runs: SPOOL_WATCH_HANDOFF_RUNS (default 10); the seed: SPOOL_WATCH_HANDOFF_SEED.
  */
@@ -35,7 +36,8 @@ import {
   type ProviderRequest,
   type TokenEstimator,
 } from "../src/providers/index.js";
-import type { RuntimeWatch } from "../src/runtime/index.js";
+import { replayContinuity } from "../src/replay/index.js";
+import type { AgentRuntimeOptions, RuntimeWatch } from "../src/runtime/index.js";
 import { type EventData, isEvent, type SpoolEvent } from "../src/spec/index.js";
 import {
   longRunAgent,
@@ -99,6 +101,41 @@ function uncalibrated(): TokenEstimator {
   };
 }
 
+/** The options of a watching agent's runtime: the image summarizer is its summarizer. */
+function watchingAgent(): Partial<AgentRuntimeOptions> {
+  const summarizer = summarizerSpec(IMAGE_SUMMARIZER);
+  const continuation = mergeCoordinationLayers([]).continuation;
+  return {
+    agent: longRunAgent(),
+    estimator: uncalibrated(),
+    agents: {
+      get: (name) => (name === IMAGE_SUMMARIZER ? summarizer : undefined),
+      names: () => [IMAGE_SUMMARIZER],
+    },
+    summarizerFor: (directive) =>
+      selectSummarizer({
+        directive: { name: directive },
+        continuation,
+        exists: (name) => name === IMAGE_SUMMARIZER,
+        agentDefault: IMAGE_SUMMARIZER,
+      }),
+  };
+}
+
+/** Replays the log with no watch and no model: the notes come from each step's `context.feeds`. */
+async function expectReplayIdentical(store: EventStore): Promise<void> {
+  const report = await replayContinuity({
+    source: store,
+    continuity,
+    stallMs: 5000,
+    // The closed world: images are named by hash in the digest the answers are found by.
+    makeRuntime: ({ store: target, world }) =>
+      longRunRuntime(target, world.provider, { ...watchingAgent(), world }),
+  });
+  expect(report.difference).toBeUndefined();
+  expect(report.identical).toBe(true);
+}
+
 /** Plays `history` on a fresh store; returns the log and the foreground requests in order. */
 async function play(store: EventStore, history: WatchHistory) {
   const stored = await Promise.all(
@@ -123,8 +160,6 @@ async function play(store: EventStore, history: WatchHistory) {
     },
   };
   const requests: ProviderRequest[] = [];
-  const summarizer = summarizerSpec(IMAGE_SUMMARIZER);
-  const continuation = mergeCoordinationLayers([]).continuation;
   const runtime = longRunRuntime(
     store,
     routedProvider(
@@ -134,22 +169,7 @@ async function play(store: EventStore, history: WatchHistory) {
         if (!summary) requests.push(request);
       },
     ),
-    {
-      agent: longRunAgent(),
-      watch: runtimeWatch,
-      estimator: uncalibrated(),
-      agents: {
-        get: (name) => (name === IMAGE_SUMMARIZER ? summarizer : undefined),
-        names: () => [IMAGE_SUMMARIZER],
-      },
-      summarizerFor: (directive) =>
-        selectSummarizer({
-          directive: { name: directive },
-          continuation,
-          exists: (name) => name === IMAGE_SUMMARIZER,
-          agentDefault: IMAGE_SUMMARIZER,
-        }),
-    },
+    { ...watchingAgent(), watch: runtimeWatch },
   );
   let at = Date.UTC(2026, 0, 1);
   let turns = 0;
@@ -312,6 +332,7 @@ describe("nothing is lost at a handoff with a stream watch", () => {
           if (checkContinuations(events, requests, byData) > 0) handedOff += 1;
           if (events.some((event) => isEvent(event, "notes.compacted"))) compacted += 1;
           expect((await checkHandoffCoverage(temp.store, continuity)).uncovered).toEqual([]);
+          await expectReplayIdentical(temp.store);
         } finally {
           await temp.cleanup();
         }
