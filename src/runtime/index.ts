@@ -59,6 +59,11 @@ export {
   type ThreadState,
 } from "./continuity-state.js";
 export {
+  ConversationTail,
+  type ConversationTailOptions,
+  type LoggedActivity,
+} from "./conversation-tail.js";
+export {
   type GateOptions,
   gateExecutor,
   type PermissionCheck,
@@ -87,11 +92,6 @@ export type {
   RuntimeFeeds,
   StepFeeds,
 } from "./session-feeds.js";
-export {
-  ConversationTail,
-  type ConversationTailOptions,
-  type LoggedActivity,
-} from "./conversation-tail.js";
 export type { ContinuityActivity, RuntimeWatch, TurnAttachment } from "./session-watch.js";
 export type { ModelWindowSettings } from "./session-windows.js";
 export type { RuntimeSources, SourcesView } from "./source-config.js";
