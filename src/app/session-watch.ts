@@ -18,6 +18,7 @@ import {
   StreamWatch,
   screencastFrames,
   videoFrames,
+  type WatchActivity,
   type WatchCallTarget,
   type WatchSourceConfig,
   watchFrames,
@@ -31,6 +32,7 @@ import {
 } from "../providers/index.js";
 import {
   type AgentRuntime,
+  ConversationTail,
   type RuntimeWatch,
   type TurnAttachment,
   withArtifactImages,
@@ -71,6 +73,8 @@ export interface SessionWatchOptions {
   instructions?: string;
   /** The agent's browser relic, for a `screencast` source. */
   browser?: BrowserRelic;
+  /** The most tokens of recent conversation a commentary is given (default 1,500). */
+  conversationTokens?: number;
   /** Frame times and the idle timer's clock (default `Date.now`). */
   clock?: () => number;
   onError?: (error: unknown) => void;
@@ -81,8 +85,9 @@ export interface SessionWatchOptions {
  * kept as artifacts of the store, the latest written under `.spool/frames/<continuity>/`), the
  * `StreamWatch` loops over its scored frames, their calls through providers resolved like the
  * agent's (`noteProvider`/`noteModel`, `commentaryProvider`/`commentaryModel`, else the agent's
- * own), the commentary gates reading the runtime's `activity`. A bad provider setting rejects
- * with its `ConfigError` before anything starts.
+ * own), the commentary gates reading the continuity's log and the runtime's `activity`
+ * (`sessionActivity`), and the commentary given the recent conversation (`ConversationTail`).
+ * A bad provider setting rejects with its `ConfigError` before anything starts.
  */
 export async function startSessionWatch(options: SessionWatchOptions): Promise<SessionWatch> {
   const { store, continuity, settings } = options;
@@ -110,6 +115,12 @@ export async function startSessionWatch(options: SessionWatchOptions): Promise<S
     ),
     signal: stop.signal,
   });
+  const tail = new ConversationTail({
+    store,
+    continuity,
+    model: settings.settings.commentaryModel ?? options.model,
+    ...(options.conversationTokens !== undefined ? { maxTokens: options.conversationTokens } : {}),
+  });
   const watch = await StreamWatch.open({
     store,
     continuity,
@@ -123,13 +134,8 @@ export async function startSessionWatch(options: SessionWatchOptions): Promise<S
         await frames.keep(frame);
       },
     },
-    activity: () => {
-      const now = options.runtime.activity(continuity);
-      return {
-        foregroundBusy: now.busy,
-        ...(now.lastTurnAt !== undefined ? { lastUserInputAt: now.lastTurnAt } : {}),
-      };
-    },
+    activity: () => sessionActivity(options.runtime, tail, continuity),
+    conversation: () => tail.conversation(),
     ...(options.instructions ? { instructions: options.instructions } : {}),
     framePath: (frame) => latestFramePath(folder, frame.source, frame.mime),
     ...(options.onError ? { onError: options.onError } : {}),
@@ -151,6 +157,25 @@ export async function startSessionWatch(options: SessionWatchOptions): Promise<S
       push?.end();
       await done;
     },
+  };
+}
+
+/**
+ * The commentary gates' view of the conversation: this runtime's own runs and queue (known at
+ * once) and what the continuity's log says of every writer (a turn another process appended, a
+ * run another process holds the lease for). Busy when either is; the newest turn of either.
+ */
+export async function sessionActivity(
+  runtime: Pick<AgentRuntime, "activity">,
+  tail: ConversationTail,
+  continuity: string,
+): Promise<WatchActivity> {
+  const own = runtime.activity(continuity);
+  const logged = await tail.activity();
+  const times = [own.lastTurnAt, logged.lastTurnAt].filter((at) => at !== undefined);
+  return {
+    foregroundBusy: own.busy || logged.busy,
+    ...(times.length > 0 ? { lastUserInputAt: Math.max(...times) } : {}),
   };
 }
 

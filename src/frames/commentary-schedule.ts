@@ -12,7 +12,7 @@ export type CommentaryGate = "disabled" | "no-frame" | "quiet-window" | "foregro
 export interface CommentaryState {
   /** When the last commentary was decided by the model (spoken or `[SKIP]`), epoch ms. */
   readonly lastCommentaryAt?: number;
-  /** When the last user input (a turn from a person) arrived, epoch ms. */
+  /** When the last turn (from any actor, appended by any process) arrived, epoch ms. */
   readonly lastUserInputAt?: number;
   /** Foreground work is running or queued (a run of a turn, or turns waiting). */
   readonly foregroundBusy: boolean;
@@ -28,7 +28,7 @@ export type CommentaryDecision =
  * commentary of the stream (`start`), `commentaryIntervalSeconds` since the last one (`interval`),
  * or a change (scene cut, forced, score ≥ `changeThreshold`) once
  * `commentaryChangeMinIntervalSeconds` passed since the last one (`change`). Gates, in order:
- * `autonomousCommentaryEnabled` off (`disabled`), no frame yet (`no-frame`), a user input less than
+ * `autonomousCommentaryEnabled` off (`disabled`), no frame yet (`no-frame`), a turn less than
  * `quietWindowSeconds` ago (`quiet-window`), foreground work pending (`foreground-busy`). A
  * commentary goes out only when due with no gate. Pure.
  */

@@ -33,7 +33,7 @@ export interface WatchHooks {
 
 /** What the session tells the commentary loop about the conversation at a moment. */
 export interface WatchActivity {
-  /** When the last input from a person arrived (epoch ms of the session clock). */
+  /** When the last turn arrived, from any actor or process (epoch ms, the frames' clock). */
   readonly lastUserInputAt?: number;
   /** A foreground run is going or turns wait for one. */
   readonly foregroundBusy: boolean;
@@ -51,9 +51,17 @@ export interface StreamWatchOptions {
   settings: WatchSettings;
   /** Legacy keys the manifest's section held, for the start's `watch.settings-changed`. */
   migrated?: EventData<"watch.settings-changed">["migrated"];
-  /** The conversation now, for the commentary gates. */
-  activity(): WatchActivity;
-  /** The recent conversation as text, for a commentary's context. */
+  /**
+   * The conversation now, for the commentary gates: asked when a commentary is due, right before
+   * its gates are checked. A session reads it from the continuity's log (any actor, any process).
+   * A rejection is told to `onError` and the commentary waits for the next frame.
+   */
+  activity(): WatchActivity | Promise<WatchActivity>;
+  /**
+   * The recent conversation as text (`User: …`, `Assistant: …`), for a commentary's context: a
+   * session gives the foreground thread's newest messages from the log, text only, within a
+   * token budget. A rejection fails the commentary (`watch.failed`).
+   */
   conversation?(): Promise<string> | string;
   /** The agent's instructions, so commentary speaks as the agent. */
   instructions?: string;
@@ -335,13 +343,26 @@ export class StreamWatch {
   async #commentaryStep(scored: ScoredFrame): Promise<void> {
     const { settings } = this.#state;
     if (!settings.enabled) return;
-    const activity = this.options.activity();
+    const last =
+      this.#state.lastCommentaryAt !== undefined
+        ? { lastCommentaryAt: this.#state.lastCommentaryAt }
+        : {};
+    // Whether one is due does not depend on the conversation: ask for it only when one is.
+    if (
+      !decideCommentary(settings, { ...last, foregroundBusy: false }, scored, scored.frame.at).due
+    )
+      return;
+    let activity: WatchActivity;
+    try {
+      activity = await this.options.activity();
+    } catch (error) {
+      this.options.onError?.(error);
+      return;
+    }
     const decision = decideCommentary(
       settings,
       {
-        ...(this.#state.lastCommentaryAt !== undefined
-          ? { lastCommentaryAt: this.#state.lastCommentaryAt }
-          : {}),
+        ...last,
         ...(activity.lastUserInputAt !== undefined
           ? { lastUserInputAt: activity.lastUserInputAt }
           : {}),

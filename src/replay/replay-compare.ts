@@ -1,4 +1,5 @@
 import { isFeedSourceStream } from "../feeds/index.js";
+import { WATCH_EVENT_TYPES } from "../frames/index.js";
 import { canonicalJson, eventSpec, type SpoolEvent, type StreamRef } from "../spec/index.js";
 
 /**
@@ -65,6 +66,25 @@ const SOURCE_CHANGES: ReadonlySet<string> = new Set([
   "source.resumed",
 ]);
 
+/** The stream watch's record (docs/stream-watch.md): what the watch loops wrote, beside the runtime. */
+const WATCH_RECORDS: ReadonlySet<string> = new Set([...WATCH_EVENT_TYPES, "watch.stopped"]);
+
+/**
+ * True for what a stream watch and its frame source wrote as they looked at the screen: the
+ * `frame.*` events, the frames kept (`artifact.stored`, purpose `frame`), and the watch's notes,
+ * compactions, commentary and settings (but a settings change the model made with an action,
+ * which replay re-derives). Replay starts no watch and calls no vision model: it copies these
+ * in order, so each step's thread history (commentary is an assistant message of it) and
+ * recorded notes are the original's.
+ */
+export function isWatchRecord(event: { type: string; data?: unknown }): boolean {
+  if (event.type.startsWith("frame.")) return true;
+  if (event.type === "artifact.stored") {
+    return (event.data as { purpose?: unknown } | undefined)?.purpose === "frame";
+  }
+  return WATCH_RECORDS.has(event.type) && (event.data as { by?: unknown })?.by !== "action";
+}
+
 /** True when replay re-derives `event` and compares it. */
 export function isCompared(event: { type: string; stream?: StreamRef; data?: unknown }): boolean {
   const spec = eventSpec(event.type);
@@ -96,10 +116,12 @@ export function isWorldRecord(event: {
 
 /**
  * True for inputs from outside (turns, continuity creation, pins by the user, what sources read
- * and the changes to them the model did not make): replay copies them, never derives them.
+ * and the changes to them the model did not make, what a stream watch saw and said): replay
+ * copies them, never derives them.
  */
 export function isInput(event: { type: string; stream?: StreamRef; data?: unknown }): boolean {
   if (eventSpec(event.type)?.input === true) return true;
+  if (isWatchRecord(event)) return true;
   if (SOURCE_READS.has(event.type) || SOURCE_CHANGES.has(event.type)) {
     return isSourceInput(event);
   }

@@ -59,6 +59,11 @@ export {
   type ThreadState,
 } from "./continuity-state.js";
 export {
+  ConversationTail,
+  type ConversationTailOptions,
+  type LoggedActivity,
+} from "./conversation-tail.js";
+export {
   type GateOptions,
   gateExecutor,
   type PermissionCheck,
