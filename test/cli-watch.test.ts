@@ -15,6 +15,7 @@ import type { SpoolEvent } from "../src/spec/index.js";
 import { runSpool } from "./support/cli.js";
 import { createWorkspace, leaseLive, readEvents, type Workspace } from "./support/cli-e2e.js";
 import type { LocalModelServer } from "./support/local-model-server.js";
+import { tinyPng } from "./support/tiny-png.js";
 import {
   appendLog,
   deliveredChunks,
@@ -193,5 +194,34 @@ describe("spool watch", { timeout: 60_000 }, () => {
     const replay = await spool(["replay", "watch-tailer", "--verify"]);
     expect(replay.stdout).toMatch(/^identical: /);
     expect(replay.code).toBe(0);
+  });
+
+  it("watches an agent whose only input is a screen (watch: with a frame source) until its frames end", async () => {
+    mkdirSync(join(workspace.dir, "frames"));
+    mkdirSync(join(workspace.dir, ".ai", "agents"), { recursive: true });
+    writeFileSync(
+      join(workspace.dir, "frames", "001.png"),
+      Buffer.from(tinyPng(64, 36, [200, 30, 30]), "base64"),
+    );
+    writeFileSync(
+      join(workspace.dir, ".ai", "agents", "screen.yaml"),
+      "directive: assistant\nwatch:\n  source: { directory: ./frames }\n",
+    );
+    const watched = await spool(["watch", "--agent", "screen", "--until-exhausted"]);
+    expect(watched.stderr).not.toContain("declares no sources");
+    expect(watched.code).toBe(0);
+    expect(watched.stdout).toContain("continuity watch-screen · frames (directory ./frames)");
+    const events = await readEvents(workspace.dir, "watch-screen");
+    expect(events.filter((event) => event.type === "watch.started")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "note.added").length).toBeGreaterThan(0);
+    expect(watched.stdout).toContain("◦ note");
+    expect(watched.stdout).toContain("stopped watching frames: the frame source ended");
+    expect(watched.stdout).toContain("■ every source has ended");
+    expect(events.filter((event) => event.type === "watch.stopped")).toHaveLength(1);
+    // A second watch on the same continuity: another runtime, taken up and closed with no turn.
+    expect((await spool(["watch", "--agent", "screen", "--until-exhausted"])).code).toBe(0);
+    const replay = await spool(["replay", "watch-screen", "--verify"]);
+
+    expect(replay.stdout).toMatch(/^identical: /);
   });
 });

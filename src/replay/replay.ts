@@ -207,6 +207,8 @@ async function replayInto(
     createVerifyingStore({ scratch, matcher, crashAhead, restartAt, holdAfter });
   let verifying: VerifyingStore = verifyingStore();
   let runtime = options.makeRuntime(parts());
+  /** Whether the replayed runtime was given the continuity (a turn, or a restart's resume). */
+  let engaged = false;
 
   /**
    * Waits until everything the log has before `event` is derived and, when the original had no
@@ -262,6 +264,20 @@ async function replayInto(
         // as the original was when it closed): the replayed runtime closes here.
         const failed = await reachBefore(event, runOpen);
         if (failed) return failed;
+        // The original took the continuity up with no turn (a watch whose every event was its
+        // frames' input) and closed it: the replayed runtime takes it up too, so that its close
+        // is the same close.
+        if (!engaged) {
+          if (closing !== undefined) {
+            // Two closes with no turn between: each was a runtime of its own.
+            const closed = await verifying.settle(undefined, stallMs, closing);
+            if (closed.difference) return report(closed.difference);
+            closing = undefined;
+            runtime = options.makeRuntime(parts());
+          }
+          await runtime.resume(continuity).catch(() => {});
+        }
+        engaged = false;
         closing = runtime.close().catch(() => {});
         closes += 1;
         continue;
@@ -282,6 +298,7 @@ async function replayInto(
           closing = undefined;
           runtime = options.makeRuntime(parts());
         }
+        engaged = true;
         void runtime.accept(continuity, event.id).catch(() => {});
         continue;
       }
@@ -316,6 +333,7 @@ async function replayInto(
       closing = undefined;
       verifying = verifyingStore();
       runtime = options.makeRuntime(parts());
+      engaged = true;
       void runtime.resume(continuity).catch(() => {});
     }
     const outcome = await verifying.settle(() => matcher.matched >= compared.length, stallMs);

@@ -16,7 +16,8 @@ export const DEFAULT_WATCH_AGENT = "log_monitor";
 
 /**
  * The sources the watch reads: the manifest's, or (for an agent that lets the model add its
- * own) those the continuity's log has. None at all: a `ConfigError` (exit 2) naming the manifest
+ * own) those the continuity's log has; none for an agent that watches frames (`watch:` with a
+ * source) and has no other source. None at all: a `ConfigError` (exit 2) naming the manifest
  * section to add, with an example.
  */
 export async function watchedSources(
@@ -37,6 +38,8 @@ export async function watchedSources(
     const definitions = known.flatMap((source) => (source.definition ? [source.definition] : []));
     if (definitions.length > 0) return definitions;
   }
+  // A screen or camera watch (`watch: { source }`) is something to watch without any source.
+  if (assembled.watch?.source) return [];
   const found = assembled.space.locate("agent", agent);
   const file = found ? displayPath(found.path, ctx.io.cwd) : `.ai/agents/${agent}.yaml`;
   const where =

@@ -25,6 +25,8 @@ export async function headerLine(
     const target = oneLine(redactSecrets(definition.target));
     return `${definition.id} (${definition.kind} ${target})${standing(known)}`;
   });
+  const frames = assembled.watch?.source;
+  if (frames) sources.push(`frames (${frameSourceText(frames)})`);
   return [
     agent,
     `${assembled.providerName} ${assembled.model}`,
@@ -32,6 +34,20 @@ export async function headerLine(
     sources.join(", "),
     "Ctrl-C stops",
   ].join(" · ");
+}
+
+/** A frame source as the header names it: `directory ./frames`, `video game.mp4 at 2 fps`. */
+function frameSourceText(source: NonNullable<AssembledAgent["watch"]>["source"] & object): string {
+  switch (source.kind) {
+    case "video":
+      return `video ${oneLine(redactSecrets(source.input))}${source.fps ? ` at ${source.fps} fps` : ""}`;
+    case "directory":
+      return `directory ${oneLine(source.directory)}`;
+    case "screencast":
+      return `screencast${source.tab ? ` of tab ${source.tab}` : ""}`;
+    case "push":
+      return "pushed frames";
+  }
 }
 
 /** Where a source the log knows stands, as the header says it: ` from chunk 15`, ` exhausted …`. */

@@ -1,3 +1,4 @@
+import type { WatchSourceConfig } from "../../frames/index.js";
 import type { EventStore } from "../../log/index.js";
 import {
   ActorRosters,
@@ -219,8 +220,10 @@ async function runWatch(
   say(await headerLine(watched, session.assembled));
   if (options.untilExhausted) {
     const endless = watched.definitions.filter((definition) => !ENDING_KINDS.has(definition.kind));
-    if (endless.length > 0) {
+    const frames = session.assembled.watch?.source;
+    if (endless.length > 0 || (frames && !framesEnd(frames))) {
       const names = endless.map((definition) => `${definition.id} (${definition.kind})`);
+      if (frames && !framesEnd(frames)) names.push(`the frames (${frames.kind})`);
       say(`note: ${names.join(", ")} never ends on its own: --until-exhausted waits for Ctrl-C`);
     }
   }
@@ -230,7 +233,10 @@ async function runWatch(
   try {
     const taken = await takeUp(session.runtime, continuity, signal);
     if (taken instanceof ContinuityLiveError) return runElsewhere(ctx, continuity, taken.holder);
-    const end = await watchUntil(session.runtime, continuity, { ...options, signal });
+    const end = await watchUntil(session, continuity, watched.definitions.length, {
+      ...options,
+      signal,
+    });
     stopping();
     say(endLine(end, options.forMs));
     await session.close();
@@ -274,10 +280,21 @@ async function takeUp(
   return live;
 }
 
-/** Waits for the end of the watch: `forMs`, every source done (`untilExhausted`), or `signal`. */
+/** True when a frame source ends on its own: a directory not followed, a video that is not live. */
+function framesEnd(source: WatchSourceConfig): boolean {
+  if (source.kind === "directory") return source.follow !== true;
+  if (source.kind === "video") return source.live !== true;
+  return false;
+}
+
+/**
+ * Waits for the end of the watch: `forMs`, every source done and the frames' watch stopped with
+ * every frame looked at (`untilExhausted`), or `signal`.
+ */
 async function watchUntil(
-  runtime: AgentRuntime,
+  session: AgentSession,
   continuity: string,
+  sources: number,
   options: { signal: AbortSignal; forMs?: number | undefined; untilExhausted: boolean },
 ): Promise<WatchEnd> {
   const { signal } = options;
@@ -287,7 +304,10 @@ async function watchUntil(
   }
   if (options.untilExhausted) {
     try {
-      await runtime.sources(continuity).untilExhausted(signal);
+      if (sources > 0) await session.runtime.sources(continuity).untilExhausted(signal);
+      const frames = await session.watch;
+      if (frames) await Promise.race([frames.done, aborted(signal)]);
+      if (signal.aborted) return "stopped";
       return "exhausted";
     } catch (error) {
       if (signal.aborted) return "stopped";
