@@ -9,6 +9,7 @@ import { chatRoutes } from "./chat-routes.js";
 import { continuityRoutes } from "./continuity-routes.js";
 import { type DashboardAssetsOptions, dashboardAssets } from "./dashboard-assets.js";
 import { frameRoutes, frameTooLarge, MAX_FRAME_UPLOAD_BYTES } from "./frame-routes.js";
+import { LiveHub } from "./live-hub.js";
 import { logRoutes } from "./log-routes.js";
 import { openaiRoutes } from "./openai-routes.js";
 import { type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
@@ -42,6 +43,13 @@ export interface ServerDeps {
   rateLimit?: RateLimitOptions;
   /** Milliseconds between SSE heartbeats (default 15 000). */
   heartbeatMs?: number;
+  /**
+   * Events an SSE connection may have waiting (default 1,000): one that falls further behind is
+   * disconnected and resumes by `Last-Event-ID`.
+   */
+  liveBuffer?: number;
+  /** The live-event hub (default: a new one over `store`, with `liveBuffer`). */
+  live?: LiveHub;
   /** More routes, mounted under `/api` (the frames routes, the dashboard's). */
   mounts?: readonly MountedRoutes[];
   /** Hears every error answered with a 500, for the operator's log (never sent to clients). */
@@ -70,6 +78,9 @@ export function createServer(deps: ServerDeps): Hono {
     tokens,
     rosters: new ActorRosters(deps.store),
     heartbeatMs: deps.heartbeatMs ?? 15_000,
+    live:
+      deps.live ??
+      new LiveHub(deps.store, deps.liveBuffer !== undefined ? { buffer: deps.liveBuffer } : {}),
   };
   const app = new Hono<ServerEnv>();
   app.onError((error, c) => {

@@ -80,6 +80,7 @@ export function logRoutes(services: ServerServices): Hono<ServerEnv> {
     }
     return liveEventsResponse(c, {
       store,
+      hub: services.live,
       continuity: id,
       after,
       ...(query.types ? { types: query.types } : {}),
