@@ -8,7 +8,7 @@ import {
 } from "../frames/index.js";
 import type { EventStore } from "../log/index.js";
 import { artifactHash, type SpoolEvent } from "../spec/index.js";
-import { requireRole } from "./access-control.js";
+import { requireExisting, requireRole } from "./access-control.js";
 import { continuityId, paramOf, queryOf, seqParam } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
@@ -53,6 +53,7 @@ export function frameRoutes(services: ServerServices): Hono<ServerEnv> {
   app.post("/:id/frames", async (c) => {
     const id = paramOf(c, "id", continuityId);
     await requireRole(c.get("token"), id, "writer", rosters);
+    await requireExisting(store, id);
     const { at } = queryOf(c, uploadQuery);
     const data = await frameBody(c);
     const running = await (await host.session(id)).watch;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { SourceChanger, SourceChanges } from "../runtime/index.js";
 import { readSourcesState } from "../sources/index.js";
 import { identifier } from "../spec/index.js";
-import { requireRole } from "./access-control.js";
+import { requireExisting, requireRole } from "./access-control.js";
 import { continuityId, jsonBody, paramOf } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
@@ -34,6 +34,7 @@ export function sourceRoutes(services: ServerServices): Hono<ServerEnv> {
   const changing = async (c: Context<ServerEnv>, id: string) => {
     const token = c.get("token");
     await requireRole(token, id, "writer", rosters);
+    await requireExisting(store, id);
     const who: SourceChanger = { by: "http", actor: token.actor, origin: "http" };
     return { who, changes: async () => changesOf(await host.session(id), id) };
   };

@@ -9,7 +9,7 @@ import {
 } from "../frames/index.js";
 import type { EventStore } from "../log/index.js";
 import { ConfigError } from "../spec/index.js";
-import { requireRole } from "./access-control.js";
+import { requireExisting, requireRole } from "./access-control.js";
 import { continuityId, jsonBody, paramOf } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
@@ -44,6 +44,7 @@ export function watchRoutes(services: ServerServices): Hono<ServerEnv> {
     const id = paramOf(c, "id", continuityId);
     const token = c.get("token");
     await requireRole(token, id, "writer", rosters);
+    await requireExisting(store, id);
     const changes = await jsonBody(c, settingsBody);
     const who = { actor: token.actor, origin: "http" };
     const running = await (await host.session(id)).watch;
