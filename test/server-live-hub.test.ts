@@ -3,30 +3,21 @@
  * listening server share one channel, each still resumes from its own `after` with no gap and no
  * duplicate; a client whose queue overflows (a tiny `liveBuffer` under bursts) is disconnected and
  * resumes by `Last-Event-ID` with every event exactly once; a subscriber that never reads does
- * not hold the others up. Real SQLite store, real sockets, the `eventsource` package.
+ * not hold the others up. Real SQLite and PostgreSQL stores, real sockets, the `eventsource`
+ * package.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { type EventStore, openEventStore } from "../src/log/index.js";
 import { AccessTokens, LiveHub, serve } from "../src/server/index.js";
+import { createTestDatabase } from "./support/postgres-server.js";
 import { burstTurns, openSubscribers } from "./support/sse-load.js";
 
 let dir: string;
 let store: EventStore;
 let secret: string;
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), "spool-live-hub-"));
-  store = await openEventStore({ db: join(dir, "spool.db"), cwd: dir, env: {} });
-  ({ secret } = await new AccessTokens(store).create({ actor: "ann", role: "reader", by: "test" }));
-});
-
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 function start(hub: LiveHub) {
   return serve({
@@ -41,84 +32,106 @@ function start(hub: LiveHub) {
   });
 }
 
-describe("the live hub", () => {
-  it("shares one store subscription among 40 clients that each resume from their own position", async () => {
-    const hub = new LiveHub(store);
-    const server = await start(hub);
-    const early = await burstTurns(store, "fan", 30);
-    const half = await openSubscribers({
-      url: server.url,
-      token: secret,
-      continuity: "fan",
-      count: 20,
-      after: 0,
-    });
-    const late = await openSubscribers({
-      url: server.url,
-      token: secret,
-      continuity: "fan",
-      count: 20,
-      after: early[14]!,
-    });
-    try {
-      expect([hub.channels, hub.subscribers("fan")]).toEqual([1, 40]);
-      const more = await burstTurns(store, "fan", 120, 40);
-      await Promise.all([half.reached(more.at(-1)!), late.reached(more.at(-1)!)]);
-      for (const record of half.records) expect(record.seqs).toEqual([...early, ...more]);
-      for (const record of late.records) expect(record.seqs).toEqual([...early.slice(15), ...more]);
-    } finally {
-      half.close();
-      late.close();
-    }
-    await expect.poll(() => hub.channels).toBe(0);
-    await server.close();
+describe.each(["sqlite", "postgres"] as const)("on %s", (backend) => {
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "spool-live-hub-"));
+    const db =
+      backend === "sqlite"
+        ? join(dir, "spool.db")
+        : await createTestDatabase(inject("postgresUrl"));
+    store = await openEventStore({ db, cwd: dir, env: {} });
+    ({ secret } = await new AccessTokens(store).create({
+      actor: "ann",
+      role: "reader",
+      by: "test",
+    }));
   });
 
-  it("disconnects a client that overflows its buffer; it resumes by Last-Event-ID with each event once", async () => {
-    const hub = new LiveHub(store, { buffer: 2 });
-    const server = await start(hub);
-    const subscribers = await openSubscribers({
-      url: server.url,
-      token: secret,
-      continuity: "burst",
-      count: 5,
-      after: 0,
-    });
-    try {
-      const seqs = await burstTurns(store, "burst", 300, 100);
-      await subscribers.reached(seqs.at(-1)!);
-      for (const record of subscribers.records) expect(record.seqs).toEqual(seqs);
-    } finally {
-      subscribers.close();
-      await server.close();
-    }
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it("drops the queue of a subscriber that never reads, without holding up another", async () => {
-    const hub = new LiveHub(store, { buffer: 3 });
-    const stuck = await hub.join("slow");
-    const reader = await hub.join("slow");
-    const seqs: number[] = [];
-    const seen: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const event = await store.append({
-        continuity: "slow",
-        type: "turn.added",
-        actor: "ann",
-        origin: "test",
-        data: { text: `turn ${i}` },
+  describe("the live hub", () => {
+    it("shares one store subscription among 40 clients that each resume from their own position", async () => {
+      const hub = new LiveHub(store);
+      const server = await start(hub);
+      const early = await burstTurns(store, "fan", 30);
+      const half = await openSubscribers({
+        url: server.url,
+        token: secret,
+        continuity: "fan",
+        count: 20,
+        after: 0,
       });
-      seqs.push(event.seq);
-      while (!seen.includes(event.seq)) {
-        const frames = await reader.take();
-        expect(frames).toBeDefined();
-        seen.push(...frames!.map((frame) => frame.seq));
+      const late = await openSubscribers({
+        url: server.url,
+        token: secret,
+        continuity: "fan",
+        count: 20,
+        after: early[14]!,
+      });
+      try {
+        expect([hub.channels, hub.subscribers("fan")]).toEqual([1, 40]);
+        const more = await burstTurns(store, "fan", 120, 40);
+        await Promise.all([half.reached(more.at(-1)!), late.reached(more.at(-1)!)]);
+        for (const record of half.records) expect(record.seqs).toEqual([...early, ...more]);
+        for (const record of late.records)
+          expect(record.seqs).toEqual([...early.slice(15), ...more]);
+      } finally {
+        half.close();
+        late.close();
       }
-    }
-    expect([seen, reader.overflowed]).toEqual([seqs, false]);
-    expect(stuck.overflowed).toBe(true);
-    stuck.leave();
-    reader.leave();
-    expect(hub.channels).toBe(0);
+      await expect.poll(() => hub.channels).toBe(0);
+      await server.close();
+    });
+
+    it("disconnects a client that overflows its buffer; it resumes by Last-Event-ID with each event once", async () => {
+      const hub = new LiveHub(store, { buffer: 2 });
+      const server = await start(hub);
+      const subscribers = await openSubscribers({
+        url: server.url,
+        token: secret,
+        continuity: "burst",
+        count: 5,
+        after: 0,
+      });
+      try {
+        const seqs = await burstTurns(store, "burst", 300, 100);
+        await subscribers.reached(seqs.at(-1)!);
+        for (const record of subscribers.records) expect(record.seqs).toEqual(seqs);
+      } finally {
+        subscribers.close();
+        await server.close();
+      }
+    });
+
+    it("drops the queue of a subscriber that never reads, without holding up another", async () => {
+      const hub = new LiveHub(store, { buffer: 3 });
+      const stuck = await hub.join("slow");
+      const reader = await hub.join("slow");
+      const seqs: number[] = [];
+      const seen: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const event = await store.append({
+          continuity: "slow",
+          type: "turn.added",
+          actor: "ann",
+          origin: "test",
+          data: { text: `turn ${i}` },
+        });
+        seqs.push(event.seq);
+        while (!seen.includes(event.seq)) {
+          const frames = await reader.take();
+          expect(frames).toBeDefined();
+          seen.push(...frames!.map((frame) => frame.seq));
+        }
+      }
+      expect([seen, reader.overflowed]).toEqual([seqs, false]);
+      expect(stuck.overflowed).toBe(true);
+      stuck.leave();
+      reader.leave();
+      expect(hub.channels).toBe(0);
+    });
   });
 });

@@ -50,7 +50,7 @@ export interface ServerDeps {
   liveBuffer?: number;
   /** The live-event hub (default: a new one over `store`, with `liveBuffer`). */
   live?: LiveHub;
-  /** More routes, mounted under `/api` (the frames routes, the dashboard's). */
+  /** More routes, mounted under `/api` behind the same auth, limits and errors (an embedder's own). */
   mounts?: readonly MountedRoutes[];
   /** Hears every error answered with a 500, for the operator's log (never sent to clients). */
   onInternalError?: (error: unknown) => void;
