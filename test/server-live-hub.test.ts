@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EventSource } from "eventsource";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { type EventStore, openEventStore } from "../src/log/index.js";
 import { AccessTokens, LiveHub, serve } from "../src/server/index.js";
@@ -102,6 +103,72 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (backend) => {
         for (const record of subscribers.records) expect(record.seqs).toEqual(seqs);
       } finally {
         subscribers.close();
+        await server.close();
+      }
+    });
+
+    it("hands a client with a types filter only those types, caught up and then live, each once", async () => {
+      const hub = new LiveHub(store);
+      const server = await start(hub);
+      const mixed = async (count: number) => {
+        const policies: number[] = [];
+        for (let i = 0; i < count; i++) {
+          await store.append({
+            continuity: "mixed",
+            type: "turn.added",
+            actor: "ann",
+            origin: "test",
+            data: { text: `turn ${i}` },
+          });
+          const policy = await store.append({
+            continuity: "mixed",
+            type: "policy.set",
+            actor: "ann",
+            origin: "test",
+            data: { policy: i % 2 === 0 ? "queue" : "reject" },
+          });
+          policies.push(policy.seq);
+        }
+        return policies;
+      };
+      const before = await mixed(5);
+      const seen: number[] = [];
+      const other: string[] = [];
+      let live!: () => void;
+      const upToDate = new Promise<void>((resolve) => {
+        live = resolve;
+      });
+      let reached: (() => void) | undefined;
+      let target = Number.POSITIVE_INFINITY;
+      const source = new EventSource(
+        `${server.url}/api/continuities/mixed/events/live?after=0&types=policy.set`,
+        {
+          fetch: (input, init) =>
+            fetch(input, {
+              ...init,
+              headers: { ...init?.headers, Authorization: `Bearer ${secret}` },
+            }),
+        },
+      );
+      source.addEventListener("up-to-date", () => live(), { once: true });
+      source.onmessage = (message) => {
+        const event = JSON.parse(message.data) as { seq: number; type: string };
+        seen.push(event.seq);
+        if (event.type !== "policy.set") other.push(event.type);
+        if (event.seq >= target) reached?.();
+      };
+      try {
+        await upToDate;
+        expect(seen).toEqual(before);
+        const after = await mixed(20);
+        await new Promise<void>((resolve) => {
+          reached = resolve;
+          target = after.at(-1)!;
+          if (seen.at(-1) === target) resolve();
+        });
+        expect([seen, other]).toEqual([[...before, ...after], []]);
+      } finally {
+        source.close();
         await server.close();
       }
     });
