@@ -81,6 +81,8 @@ class Channel {
   readonly ready: Promise<void>;
   readonly #stop = new AbortController();
   readonly #gone: () => void;
+  /** A wake of the connections is scheduled. */
+  #waking = false;
 
   constructor(store: EventStore, continuity: string, gone: () => void) {
     this.#gone = gone;
@@ -131,6 +133,16 @@ class Channel {
       };
       subscriber.push(frame);
     }
+    if (frame && !this.#waking) {
+      // The connections are woken once the page of events the subscription holds is queued
+      // (after the microtasks that hand it over), so each writes a page in one go rather than
+      // one socket write per event.
+      this.#waking = true;
+      setImmediate(() => {
+        this.#waking = false;
+        for (const subscriber of this.subscribers) subscriber.wake();
+      });
+    }
   }
 
   #close(): void {
@@ -165,7 +177,10 @@ export class LiveSubscriber {
     return this.#accepts === undefined || this.#accepts(type);
   }
 
-  /** Queues `frame` (never blocks); a full queue is dropped and `overflowed` set. */
+  /**
+   * Queues `frame` (never blocks); a full queue is dropped and `overflowed` set. The channel
+   * wakes the subscriber (`wake`) once its batch is queued.
+   */
   push(frame: LiveFrame): void {
     if (this.#ended) return;
     if (this.#queue.length >= this.#limit) {
@@ -174,6 +189,10 @@ export class LiveSubscriber {
     } else {
       this.#queue.push(frame);
     }
+  }
+
+  /** Lets a waiting `take` hand over what is queued. */
+  wake(): void {
     this.#wakeUp();
   }
 
