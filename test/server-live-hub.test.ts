@@ -173,6 +173,40 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (backend) => {
       }
     });
 
+    it("ends a live stream with event: error auth.revoked once its token is revoked, and leaves the hub", async () => {
+      const hub = new LiveHub(store);
+      const server = await start(hub);
+      const tokens = new AccessTokens(store);
+      const made = await tokens.create({ actor: "rex", role: "reader", by: "test" });
+      await store.append({
+        continuity: "revoke",
+        type: "turn.added",
+        actor: "ann",
+        origin: "test",
+        data: { text: "hello" },
+      });
+      const res = await fetch(`${server.url}/api/continuities/revoke/events/live?after=0`, {
+        headers: { Authorization: `Bearer ${made.secret}` },
+      });
+      expect(res.status).toBe(200);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      let revoked = false;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += value;
+        if (!revoked && text.includes("event: up-to-date")) {
+          revoked = true;
+          await tokens.revoke(made.token.id, "test");
+        }
+      }
+      expect(text).toContain('event: error\ndata: {"code":"auth.revoked"');
+      expect(text.match(/^id: /gm)).toHaveLength(1);
+      await expect.poll(() => hub.channels).toBe(0);
+      await server.close();
+    });
+
     it("drops the queue of a subscriber that never reads, without holding up another", async () => {
       const hub = new LiveHub(store, { buffer: 3 });
       const stuck = await hub.join("slow");
