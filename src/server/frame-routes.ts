@@ -9,7 +9,7 @@ import {
 import type { EventStore } from "../log/index.js";
 import { artifactHash, type SpoolEvent } from "../spec/index.js";
 import { requireExisting, requireRole } from "./access-control.js";
-import { continuityId, paramOf, queryOf, seqParam } from "./request-input.js";
+import { continuityId, paramOf, queryOf, readOnlyQuery, seqParam } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
 
@@ -81,6 +81,7 @@ export function frameRoutes(services: ServerServices): Hono<ServerEnv> {
   app.get("/:id/frames/latest", async (c) => {
     const id = paramOf(c, "id", continuityId);
     await requireRole(c.get("token"), id, "reader", rosters);
+    queryOf(c, readOnlyQuery);
     const running = await (await host.runningSession(id))?.watch;
     const live = running?.frames.latest();
     if (live) {
@@ -106,6 +107,7 @@ export function frameRoutes(services: ServerServices): Hono<ServerEnv> {
   app.get("/:id/artifacts/:hash", async (c) => {
     const id = paramOf(c, "id", continuityId);
     await requireRole(c.get("token"), id, "reader", rosters);
+    queryOf(c, readOnlyQuery);
     const hash = paramOf(c, "hash", artifactHash);
     if (!(await namedBy(store, id, hash)) || !(await store.artifacts.has(hash))) {
       throw new ServerError(

@@ -4,7 +4,7 @@ import type { SourceChanger, SourceChanges } from "../runtime/index.js";
 import { readSourcesState } from "../sources/index.js";
 import { identifier } from "../spec/index.js";
 import { requireExisting, requireRole } from "./access-control.js";
-import { continuityId, jsonBody, paramOf } from "./request-input.js";
+import { continuityId, jsonBody, paramOf, queryOf, readOnlyQuery } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
 
@@ -26,6 +26,7 @@ export function sourceRoutes(services: ServerServices): Hono<ServerEnv> {
   app.get("/:id/sources", async (c) => {
     const id = paramOf(c, "id", continuityId);
     await requireRole(c.get("token"), id, "reader", rosters);
+    queryOf(c, readOnlyQuery);
     const state = await readSourcesState(store, id);
     return c.json({ sources: [...state.sources.values()] });
   });

@@ -10,7 +10,7 @@ import {
 import type { EventStore } from "../log/index.js";
 import { ConfigError } from "../spec/index.js";
 import { requireExisting, requireRole } from "./access-control.js";
-import { continuityId, jsonBody, paramOf } from "./request-input.js";
+import { continuityId, jsonBody, paramOf, queryOf, readOnlyQuery } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { ServerError } from "./server-error.js";
 
@@ -35,6 +35,7 @@ export function watchRoutes(services: ServerServices): Hono<ServerEnv> {
   app.get("/:id/watch/settings", async (c) => {
     const id = paramOf(c, "id", continuityId);
     await requireRole(c.get("token"), id, "reader", rosters);
+    queryOf(c, readOnlyQuery);
     const running = await (await host.runningSession(id))?.watch;
     const settings = running?.watch.state.settings ?? (await loggedSettings(store, id));
     return c.json({ settings, watching: running !== undefined });
