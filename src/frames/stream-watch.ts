@@ -219,18 +219,21 @@ export class StreamWatch {
 
   /**
    * Changes settings at runtime: validates `changes` over the settings in force (`ConfigError`
-   * naming each bad setting and its range), logs `watch.settings-changed` when anything changed,
-   * and returns the settings now in force. The next decision of each loop uses them.
+   * naming each bad setting and its range), logs `watch.settings-changed` when anything changed
+   * (with `who`'s actor and origin on the event, when given), and returns the settings now in
+   * force. The next decision of each loop uses them.
    */
   async changeSettings(
     changes: Record<string, unknown>,
-    by: "action" | "runtime" | "cli" = "runtime",
+    by: "action" | "runtime" | "cli" | "http" = "runtime",
+    who?: { actor: string; origin: string },
   ): Promise<WatchSettings> {
     const next = parseWatchSettings(changes, this.#state.settings);
     const changed = changedWatchSettings(this.#state.settings, next);
     if (changed.length > 0) {
       await this.#append({
         type: "watch.settings-changed",
+        ...(who ? { actor: who.actor, origin: who.origin } : {}),
         data: { settings: { ...next }, changed, by },
       });
     }

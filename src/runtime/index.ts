@@ -94,6 +94,12 @@ export type {
 } from "./session-feeds.js";
 export type { ContinuityActivity, RuntimeWatch, TurnAttachment } from "./session-watch.js";
 export type { ModelWindowSettings } from "./session-windows.js";
+export {
+  SourceChangeError,
+  type SourceChangeErrorCode,
+  type SourceChanger,
+  SourceChanges,
+} from "./source-changes.js";
 export type { RuntimeSources, SourcesView } from "./source-config.js";
 export {
   type CompiledCursor,

@@ -6,6 +6,7 @@ import { ActorRosters } from "./actor-access.js";
 import { notify } from "./agent-step.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { describeSources, type SourceControl, sourceActions } from "./source-actions.js";
+import { SourceChanges } from "./source-changes.js";
 import type { RuntimeSources, SourcesView } from "./source-config.js";
 import {
   fireDeliveryHooks,
@@ -313,41 +314,66 @@ export class SessionSources implements SourceControl {
   }
 
   /** `source.add`: logs the model's source; live, adds its actor and starts it. */
-  async add(definition: SourceDefinition, actionId: string): Promise<void> {
-    await this.#append(definition.id, "source.added", {
-      source_id: definition.id,
-      definition: sourceEntryOf(definition),
-      by: "action",
-      action_id: actionId,
-    });
+  add(definition: SourceDefinition, actionId: string): Promise<void> {
+    return this.addBy(definition, { by: "action", action_id: actionId });
+  }
+
+  /** `source.pause`: stops the runner, then logs the pause (nothing is read after it). */
+  pause(id: string, actionId: string, reason: string | undefined): Promise<void> {
+    return this.pauseBy(id, { by: "action", action_id: actionId }, reason);
+  }
+
+  /** `source.resume`: logs it; live, starts the runner from the source's cursor. */
+  resume(id: string, actionId: string): Promise<void> {
+    return this.resumeBy(id, { by: "action", action_id: actionId });
+  }
+
+  /** `source.remove`: stops the runner, then logs the removal. */
+  remove(id: string, actionId: string): Promise<void> {
+    return this.removeBy(id, { by: "action", action_id: actionId });
+  }
+
+  /** Logs `definition` as added by `who`; live, adds its actor and starts it. */
+  async addBy(definition: SourceDefinition, who: SourceChangeBy): Promise<void> {
+    await this.#append(
+      definition.id,
+      "source.added",
+      { source_id: definition.id, definition: sourceEntryOf(definition) },
+      who,
+    );
     if (!this.#live) return;
     await this.#addActors([definition.id]);
     await this.current();
     await this.#start(definition.id);
   }
 
-  /** `source.pause`: stops the runner, then logs the pause (nothing is read after it). */
-  async pause(id: string, actionId: string, reason: string | undefined): Promise<void> {
+  /** Stops `id`'s runner, then logs its pause by `who` (nothing is read after it). */
+  async pauseBy(id: string, who: SourceChangeBy, reason?: string): Promise<void> {
     await this.#runners.stop(id);
-    await this.#append(id, "source.paused", {
-      source_id: id,
-      by: "action",
-      action_id: actionId,
-      ...(reason !== undefined ? { reason } : {}),
-    });
+    await this.#append(
+      id,
+      "source.paused",
+      { source_id: id, ...(reason !== undefined ? { reason } : {}) },
+      who,
+    );
   }
 
-  /** `source.resume`: logs it; live, starts the runner from the source's cursor. */
-  async resume(id: string, actionId: string): Promise<void> {
-    await this.#append(id, "source.resumed", { source_id: id, by: "action", action_id: actionId });
+  /** Logs `id`'s resumption by `who`; live, starts its runner from its cursor. */
+  async resumeBy(id: string, who: SourceChangeBy): Promise<void> {
+    await this.#append(id, "source.resumed", { source_id: id }, who);
     await this.current();
     await this.#start(id);
   }
 
-  /** `source.remove`: stops the runner, then logs the removal. */
-  async remove(id: string, actionId: string): Promise<void> {
+  /** Stops `id`'s runner, then logs its removal by `who`. */
+  async removeBy(id: string, who: SourceChangeBy): Promise<void> {
     await this.#runners.stop(id);
-    await this.#append(id, "source.removed", { source_id: id, by: "action", action_id: actionId });
+    await this.#append(id, "source.removed", { source_id: id }, who);
+  }
+
+  /** The access policy new sources are checked against (the manifest's lists, the workspace). */
+  get access(): RuntimeSources["access"] {
+    return this.#config.access;
   }
 
   /** `source.recall`: reads the range from the log (`recallSourceLines`). */
@@ -359,6 +385,7 @@ export class SessionSources implements SourceControl {
     return {
       states: () => [...this.fold.state.sources.values()],
       untilExhausted: (signal) => this.#untilExhausted(signal),
+      changes: new SourceChanges(this),
     };
   }
 
@@ -422,15 +449,35 @@ export class SessionSources implements SourceControl {
     this.#notify();
   }
 
-  async #append(id: string, type: SourceEventType, data: Record<string, unknown>): Promise<void> {
+  async #append(
+    id: string,
+    type: SourceEventType,
+    data: Record<string, unknown>,
+    who?: SourceChangeBy,
+  ): Promise<void> {
+    const marks =
+      who === undefined
+        ? {}
+        : who.by === "action"
+          ? { by: who.by, action_id: who.action_id }
+          : { by: who.by };
     await this.#session.shared.options.store.append({
       continuity: this.#session.continuity,
       stream: { kind: "source", id },
       type,
-      data,
+      ...(who !== undefined && who.by !== "action" ? { actor: who.actor, origin: who.origin } : {}),
+      data: { ...data, ...marks },
     });
   }
 }
+
+/**
+ * Who changed a source, as its event records it: an internal action of the model (with its id),
+ * or a person through the API or the CLI (their actor and the request's origin on the event).
+ */
+export type SourceChangeBy =
+  | { by: "action"; action_id: string }
+  | { by: "http" | "cli" | "runtime"; actor: string; origin: string };
 
 type SourceEventType =
   | "source.added"

@@ -4,6 +4,7 @@ import type {
   SourceManifest,
   SourceState,
 } from "../sources/index.js";
+import type { SourceChanges } from "./source-changes.js";
 
 /** The continuous inputs of the runtime's foreground agent (an agent manifest's `sources`). */
 export interface RuntimeSources {
@@ -42,4 +43,9 @@ export interface SourcesView {
    * runtime has not taken the continuity up (call `submit`, `accept` or `resume` first).
    */
   untilExhausted(signal?: AbortSignal): Promise<void>;
+  /**
+   * Changes a person makes to the sources (the HTTP API's, the CLI's), through the path the
+   * model's source actions take; absent when the runtime runs no sources.
+   */
+  changes?: SourceChanges;
 }

@@ -1,3 +1,4 @@
+import type { EventStore } from "../log/index.js";
 import type { ActorRosters } from "../runtime/index.js";
 import { type AccessToken, ROLE_RANK, type Role } from "./access-tokens.js";
 import { continuityNotFound, ServerError } from "./server-error.js";
@@ -53,6 +54,14 @@ export async function requireRole(
     );
   }
   return role;
+}
+
+/**
+ * Throws 404 `continuity.not-found` unless `continuity` has events: the routes that take a
+ * continuity up (its sources, watch and frames) never bring one into being.
+ */
+export async function requireExisting(store: EventStore, continuity: string): Promise<void> {
+  if (!(await store.continuity(continuity))) throw continuityNotFound(continuity);
 }
 
 /** Throws 403 unless the token's own role, over every continuity, is at least `needed`. */

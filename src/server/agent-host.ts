@@ -153,6 +153,31 @@ export class AgentHost {
     return (await this.#host(continuity)).elsewhere;
   }
 
+  /**
+   * The agent session this process runs `continuity` with, taken up as a turn takes it up (its
+   * lease held, its sources and its stream watch started). Rejects with 409
+   * `continuity.elsewhere` when another process owns the continuity (it runs its sources and
+   * its watch; change them there).
+   */
+  async session(continuity: string): Promise<AgentSession> {
+    const hosted = await this.#host(continuity);
+    if (!hosted.session || hosted.elsewhere) {
+      throw new ServerError(
+        409,
+        "continuity.elsewhere",
+        `another process runs continuity "${continuity}", so its sources and stream watch are not here`,
+        { hint: "Ask the server (or spool chat) that holds its lease" },
+      );
+    }
+    return hosted.session;
+  }
+
+  /** The session running `continuity` here already, without taking it up; `undefined` if none. */
+  async runningSession(continuity: string): Promise<AgentSession | undefined> {
+    const hosted = await this.#hosted.get(continuity)?.catch(() => undefined);
+    return hosted?.elsewhere ? undefined : hosted?.session;
+  }
+
   /** The agent manifests of the workspace (and the user and built-in tiers), by name. */
   agents(): string[] {
     const { workspace, env } = this.#options;

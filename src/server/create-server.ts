@@ -8,13 +8,20 @@ import type { AgentHost } from "./agent-host.js";
 import { chatRoutes } from "./chat-routes.js";
 import { continuityRoutes } from "./continuity-routes.js";
 import { type DashboardAssetsOptions, dashboardAssets } from "./dashboard-assets.js";
+import { frameRoutes, frameTooLarge, MAX_FRAME_UPLOAD_BYTES } from "./frame-routes.js";
+import { LiveHub } from "./live-hub.js";
 import { logRoutes } from "./log-routes.js";
 import { openaiRoutes } from "./openai-routes.js";
 import { type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
 import { MAX_BODY_BYTES } from "./request-input.js";
 import type { ServerEnv, ServerServices } from "./server-env.js";
 import { errorAnswer, errorResponse, ServerError } from "./server-error.js";
+import { sourceRoutes } from "./source-routes.js";
 import { turnRoutes } from "./turn-routes.js";
+import { watchRoutes } from "./watch-routes.js";
+
+/** The frame upload route, whose bodies may be larger than others'. */
+const FRAME_UPLOAD = /^\/api\/continuities\/[^/]+\/frames\/?$/;
 
 /** Routes another module mounts under `/api` (behind the same auth, limits and errors). */
 export interface MountedRoutes {
@@ -36,7 +43,14 @@ export interface ServerDeps {
   rateLimit?: RateLimitOptions;
   /** Milliseconds between SSE heartbeats (default 15 000). */
   heartbeatMs?: number;
-  /** More routes, mounted under `/api` (the frames routes, the dashboard's). */
+  /**
+   * Events an SSE connection may have waiting (default 1,000): one that falls further behind is
+   * disconnected and resumes by `Last-Event-ID`.
+   */
+  liveBuffer?: number;
+  /** The live-event hub (default: a new one over `store`, with `liveBuffer`). */
+  live?: LiveHub;
+  /** More routes, mounted under `/api` behind the same auth, limits and errors (an embedder's own). */
   mounts?: readonly MountedRoutes[];
   /** Hears every error answered with a 500, for the operator's log (never sent to clients). */
   onInternalError?: (error: unknown) => void;
@@ -47,7 +61,7 @@ export interface ServerDeps {
 /**
  * The Spool HTTP API as a Hono app (`app.fetch`, `app.request` in tests, `serve` to listen):
  * continuities, turns, events by page and live over SSE, runs, threads, a step's context, pins,
- * sources, the turn policy and access lists, broadcast, the AI SDK chat routes and the
+ * sources (read and changed), stream-watch settings, frames and their images, the turn policy and access lists, broadcast, the AI SDK chat routes and the
  * OpenAI-compatible routes. See docs/http-api.md.
  *
  * Guarantees: every route but `GET /healthz` needs a live bearer token (`Authorization: Bearer`,
@@ -64,6 +78,9 @@ export function createServer(deps: ServerDeps): Hono {
     tokens,
     rosters: new ActorRosters(deps.store),
     heartbeatMs: deps.heartbeatMs ?? 15_000,
+    live:
+      deps.live ??
+      new LiveHub(deps.store, deps.liveBuffer !== undefined ? { buffer: deps.liveBuffer } : {}),
   };
   const app = new Hono<ServerEnv>();
   app.onError((error, c) => {
@@ -96,9 +113,18 @@ export function createServer(deps: ServerDeps): Hono {
       throw new ServerError(413, "request.too-large", `the body is over ${MAX_BODY_BYTES} bytes`);
     },
   });
+  const frameLimit = bodyLimit({
+    maxSize: MAX_FRAME_UPLOAD_BYTES,
+    onError: () => {
+      throw frameTooLarge();
+    },
+  });
+  // A frame upload may be as large as a frame source takes; every other body, 1 MiB.
+  const limits: MiddlewareHandler<ServerEnv> = (c, next) =>
+    (c.req.method === "POST" && FRAME_UPLOAD.test(c.req.path) ? frameLimit : limit)(c, next);
   for (const prefix of ["/api/*", "/v1/*"]) {
     app.use(prefix, guard);
-    app.use(prefix, limit);
+    app.use(prefix, limits);
   }
   app.get("/api/me", (c) => {
     const { id, actor, role, scope, label } = c.get("token");
@@ -106,6 +132,9 @@ export function createServer(deps: ServerDeps): Hono {
   });
   app.route("/api/continuities", continuityRoutes(services));
   app.route("/api/continuities", logRoutes(services));
+  app.route("/api/continuities", sourceRoutes(services));
+  app.route("/api/continuities", watchRoutes(services));
+  app.route("/api/continuities", frameRoutes(services));
   app.route("/api", turnRoutes(services));
   app.route("/api/chat", chatRoutes(services));
   app.route("/v1", openaiRoutes(services));

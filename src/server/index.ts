@@ -1,6 +1,7 @@
 /**
  * Spool as a service: the HTTP + SSE API over the continuity log (continuities, turns, events by
- * page and live, runs, threads, context, pins, sources), bearer tokens stored hashed in the log,
+ * page and live, runs, threads, context, pins, sources and their changes, stream-watch settings,
+ * frames), bearer tokens stored hashed in the log,
  * per-continuity roles over the access lists, rate limits, the AI SDK UI message stream for
  * `useChat`, and an OpenAI-compatible chat completions route. See docs/http-api.md.
  */
@@ -22,6 +23,13 @@ export {
   type TurnPolicy,
 } from "./agent-host.js";
 export { createServer, type MountedRoutes, type ServerDeps } from "./create-server.js";
+export {
+  DEFAULT_LIVE_BUFFER,
+  type LiveFrame,
+  LiveHub,
+  type LiveHubOptions,
+  LiveSubscriber,
+} from "./live-hub.js";
 export { openaiContinuity } from "./openai-routes.js";
 export { type RateDecision, type RateLimitOptions, TokenBuckets } from "./rate-limit.js";
 export { type RunningServer, type ServeOptions, serve } from "./serve.js";

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { appendPin, contextReport, pinsInForce, removePin, ThreadRowsFold } from "../app/index.js";
-import { readSourcesState } from "../sources/index.js";
 import { isIdentifier } from "../spec/index.js";
 import { requireRole, roleIn } from "./access-control.js";
 import { liveEventsResponse } from "./live-events.js";
@@ -38,8 +37,8 @@ const pinBody = z.strictObject({
 });
 
 /**
- * The routes that read a continuity's log (events by page and live, threads, a step's context,
- * sources) and its pins (writers add and remove them).
+ * The routes that read a continuity's log (events by page and live, threads, a step's context)
+ * and its pins (writers add and remove them).
  */
 export function logRoutes(services: ServerServices): Hono<ServerEnv> {
   const { store, rosters, tokens } = services;
@@ -81,6 +80,7 @@ export function logRoutes(services: ServerServices): Hono<ServerEnv> {
     }
     return liveEventsResponse(c, {
       store,
+      hub: services.live,
       continuity: id,
       after,
       ...(query.types ? { types: query.types } : {}),
@@ -106,13 +106,6 @@ export function logRoutes(services: ServerServices): Hono<ServerEnv> {
     await requireRole(c.get("token"), id, "reader", rosters);
     const { step } = queryOf(c, contextQuery);
     return c.json({ context: await contextReport(store, id, step) });
-  });
-
-  app.get("/:id/sources", async (c) => {
-    const id = paramOf(c, "id", continuityId);
-    await requireRole(c.get("token"), id, "reader", rosters);
-    const state = await readSourcesState(store, id);
-    return c.json({ sources: [...state.sources.values()] });
   });
 
   app.get("/:id/pins", async (c) => {

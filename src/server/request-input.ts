@@ -55,3 +55,6 @@ export const seqParam = z
   .string()
   .regex(/^\d{1,15}$/, "must be a whole number")
   .transform(Number);
+
+/** The query of a GET that takes none but the browser's `access_token`. */
+export const readOnlyQuery = z.strictObject({ access_token: z.string().max(200).optional() });

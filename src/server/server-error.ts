@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ContextNotFoundError } from "../app/index.js";
-import { ActorAccessError, ContinuityLiveError } from "../runtime/index.js";
+import { ActorAccessError, ContinuityLiveError, SourceChangeError } from "../runtime/index.js";
 import { ConfigError, EventValidationError, SpoolError, StoreError } from "../spec/index.js";
 
 /**
@@ -47,6 +47,9 @@ export function errorAnswer(error: unknown): { status: ContentfulStatusCode; bod
     };
   }
   if (error instanceof ContextNotFoundError) return { status: 404, body: bodyOf(error) };
+  if (error instanceof SourceChangeError) {
+    return { status: SOURCE_CHANGE_STATUS[error.code], body: bodyOf(error, error.details) };
+  }
   if (error instanceof ContinuityLiveError) return { status: 409, body: bodyOf(error) };
   if (error instanceof ConfigError) return { status: 503, body: bodyOf(error) };
   if (error instanceof StoreError) {
@@ -63,6 +66,14 @@ export function errorAnswer(error: unknown): { status: ContentfulStatusCode; bod
     },
   };
 }
+
+/** The status of each refused source change. */
+const SOURCE_CHANGE_STATUS = {
+  "source.unknown": 404,
+  "source.exists": 409,
+  "source.bad-definition": 400,
+  "source.denied": 403,
+} as const satisfies Record<SourceChangeError["code"], ContentfulStatusCode>;
 
 /** Answers `error` on `c` as JSON (with `Retry-After` for a 429). */
 export function errorResponse(c: Context, error: unknown): Response {

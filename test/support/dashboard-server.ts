@@ -16,6 +16,8 @@ export interface SpoolServer {
   url: string;
   /** An owner token's secret. */
   token: string;
+  /** The workspace agents are assembled from (`.ai/agents/` holds their manifests). */
+  workspace: string;
   store: EventStore;
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startSpoolServer(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     token: secret,
+    workspace,
     store,
     async close() {
       await host.close();

@@ -33,8 +33,12 @@ export interface DashboardWorld {
   model: LoopbackModel;
   /** `http://127.0.0.1:<port>` */
   url: string;
-  /** Creates a continuity over the API (as its owner). */
-  createContinuity(id: string, title?: string): Promise<string>;
+  /** The server's workspace (agent manifests go in its `.ai/agents/`). */
+  workspace: string;
+  /** The owner token's secret. */
+  token: string;
+  /** Creates a continuity over the API (as its owner), for the agent manifest `agent` if given. */
+  createContinuity(id: string, title?: string, agent?: string): Promise<string>;
   /** Adds a turn over the API and resolves once its run has completed. */
   turn(continuity: string, text: string): Promise<void>;
   /** A fresh browser context (empty storage, `token` stored) on `path`. */
@@ -112,8 +116,14 @@ function world(
     store: server.store,
     model,
     url: server.url,
-    async createContinuity(id, title) {
-      await api("POST", "/api/continuities", { id, ...(title ? { title } : {}) });
+    workspace: server.workspace,
+    token: server.token,
+    async createContinuity(id, title, agent) {
+      await api("POST", "/api/continuities", {
+        id,
+        ...(title ? { title } : {}),
+        ...(agent ? { agent } : {}),
+      });
       return id;
     },
     async turn(continuity, text) {

@@ -24,6 +24,8 @@ const ROUTES = {
   context: (id: string, step: string) =>
     `${continuityPath(id)}/context?step=${encodeURIComponent(step)}`,
   watchSettings: (id: string) => `${continuityPath(id)}/watch/settings`,
+  sourceChange: (id: string, source: string, change: "pause" | "resume") =>
+    `${continuityPath(id)}/sources/${encodeURIComponent(source)}/${change}`,
   artifact: (id: string, hash: string) =>
     `${continuityPath(id)}/artifacts/${encodeURIComponent(hash)}`,
 } as const;
@@ -252,6 +254,18 @@ export async function readContext(continuity: string, step: string): Promise<Con
 
 /** The stream-watch settings in force, by name. */
 export type WatchSettings = Record<string, string | number | boolean>;
+
+/**
+ * Pauses or resumes one of the continuity's sources (a writer's change; the log then shows it as
+ * `source.paused` / `source.resumed`).
+ */
+export function changeSource(
+  continuity: string,
+  source: string,
+  change: "pause" | "resume",
+): Promise<unknown> {
+  return request("POST", ROUTES.sourceChange(continuity, source, change), {});
+}
 
 /** The continuity's stream-watch settings. */
 export async function readWatchSettings(continuity: string): Promise<WatchSettings> {

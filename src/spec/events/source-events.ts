@@ -6,9 +6,9 @@ const sourceId = identifier;
 const sourceStreams = ["source"] as const;
 /** A source's position, as its adapter writes it (JSON object; opaque to everyone else). */
 const cursor = z.record(z.string(), z.unknown());
-/** Who changed a source: the manifest at start, an internal action of the model, or the runtime. */
+/** Who changed a source: the manifest at start, an internal action of the model, the runtime, the CLI or a person over the HTTP API. */
 const changedBy = {
-  by: z.enum(["manifest", "action", "runtime", "cli"]),
+  by: z.enum(["manifest", "action", "runtime", "cli", "http"]),
   action_id: identifier.optional(),
 };
 const count = z.number().int().nonnegative();

@@ -60,7 +60,7 @@ export const watchEvents = {
       settings: z.record(z.string(), z.unknown()),
       /** The names of the settings this change set (all of them at start). */
       changed: z.array(z.string().min(1).max(64)).max(64),
-      by: z.enum(["manifest", "action", "runtime", "cli"]),
+      by: z.enum(["manifest", "action", "runtime", "cli", "http"]),
       /** Legacy keys the section held and where each went (`to` absent: dropped). */
       migrated: z
         .array(

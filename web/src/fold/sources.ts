@@ -6,7 +6,7 @@ export interface SourceInfo {
   kind: string;
   target: string;
   status: "added" | "running" | "paused" | "exhausted" | "failed" | "removed";
-  /** Its newest cursor (after its last chunk, or where it rotated or ended). */
+  /** Its newest cursor (after its last chunk, or where it rotated or ended), as text. */
   cursor?: string;
   /** Chunks read (the last `n`). */
   chunks: number;
@@ -53,7 +53,8 @@ export class SourcesFold {
       };
       this.sources.set(id, source);
     }
-    if (typeof data.cursor === "string") source.cursor = data.cursor;
+    const cursor = cursorText(data.cursor);
+    if (cursor !== undefined) source.cursor = cursor;
     switch (event.type) {
       case "source.added": {
         const definition = (data.definition ?? {}) as Record<string, unknown>;
@@ -96,4 +97,15 @@ export class SourcesFold {
         return;
     }
   }
+}
+
+/**
+ * A cursor as the table shows it: the log keeps each adapter's cursor as a JSON object (a file's
+ * offset and identity, a dataset's file and line), shown as compact JSON, at most 120 characters.
+ */
+function cursorText(cursor: unknown): string | undefined {
+  if (typeof cursor === "string") return cursor;
+  if (cursor === null || typeof cursor !== "object") return undefined;
+  const text = JSON.stringify(cursor);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
