@@ -100,7 +100,7 @@ export async function listServerTools(
 ): Promise<McpToolInfo[]> {
   const connection = await openMcpConnection(server, fetchImpl ? { fetch: fetchImpl } : {});
   try {
-    return await listConnectionTools(connection, { timeout: server.timeoutSeconds * 1000 });
+    return await listConnectionTools(server, connection, { timeout: server.timeoutSeconds * 1000 });
   } finally {
     // A server that ignores its stdin closing is killed a few seconds later by the SDK; the
     // listing need not wait for that.
