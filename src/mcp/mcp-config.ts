@@ -124,7 +124,8 @@ const entrySchema = z.looseObject({
   disabled: z.boolean().optional(),
   timeout: z.number().positive("must be a positive number of seconds").optional(),
   elicitation: z.enum(["defaults", "decline"]).optional(),
-  oauth: z.union([z.literal(false), oauthSchema]).optional(),
+  /** `false`, or settings read by `oauthSchema` (so a mistake names its own field). */
+  oauth: z.unknown().optional(),
 });
 const fileSchema = z.looseObject({
   mcpServers: z.record(z.string(), z.unknown()).optional(),
@@ -293,7 +294,7 @@ function readEntry(
     const oauth =
       entry.oauth === false || (entry.oauth === undefined && hasAuthorization)
         ? undefined
-        : readOAuth(entry.oauth ?? {}, expand, fail);
+        : readOAuth(parseOAuth(entry.oauth ?? {}, fail), expand, fail);
     return {
       ...common,
       transport,
@@ -309,6 +310,20 @@ function readEntry(
       ? "a stdio server needs a command"
       : "has neither a command (stdio) nor a url (HTTP)",
     'Give "command" (and "args") to launch it, or "url" to reach it over HTTP',
+  );
+}
+
+function parseOAuth(
+  raw: unknown,
+  fail: (field: string | undefined, message: string, hint: string) => McpConfigError,
+): z.output<typeof oauthSchema> {
+  const parsed = oauthSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw fail(
+    ["oauth", ...issue.path].join("."),
+    issue.message,
+    '"oauth" is false, or {grantType, clientId, clientSecret, privateKey, signingAlgorithm, scope, clientMetadataUrl, callbackPort}',
   );
 }
 
