@@ -186,9 +186,9 @@ describe("mcp.json", () => {
     expect(servers.local).toMatchObject({ elicitation: "defaults" });
     expect(servers.local).not.toHaveProperty("oauth");
     // Without SPOOL_CONFIG_DIR: XDG_CONFIG_HOME, else ~/.config/spool.
-    expect(load({ SVC_SECRET: "s" }).find((s) => s.name === "open")!.credentialsDir).toBe(
-      join(home, ".config", "spool", "mcp-oauth"),
-    );
+    expect(load({ SVC_SECRET: "s" }).find((s) => s.name === "open")).toMatchObject({
+      credentialsDir: join(home, ".config", "spool", "mcp-oauth"),
+    });
   });
 
   it("refuses OAuth settings that cannot work, naming the field and never the secret", () => {

@@ -73,8 +73,13 @@ const elicitRequest = z.object({ method: z.literal("elicitation/create"), params
  * first and, when that fails with an HTTP 4xx (a server that only speaks the 2024 SSE
  * transport), with SSE; an `sse` server with SSE only.
  *
- * Rejects with `McpError` (`relic.mcp.connect-failed`) saying what failed; the message never
- * holds header or environment values.
+ * An HTTP server that answers 401 is signed in to when it has OAuth (`createMcpOAuth`), and
+ * the handshake made again; its elicitation requests (any transport) are answered by its
+ * policy (`answerElicitation`), each passed to `onElicitation` before the answer is sent.
+ *
+ * Rejects with `McpError` (`relic.mcp.connect-failed`, or `relic.mcp.unauthorized` when the
+ * sign-in failed) saying what failed; the message never holds header or environment values,
+ * tokens or secrets.
  */
 export async function openMcpConnection(
   server: McpServerConfig,
@@ -82,21 +87,12 @@ export async function openMcpConnection(
 ): Promise<McpConnection> {
   const timeout = (options.timeoutSeconds ?? server.timeoutSeconds) * 1000;
   let stderr = "";
+  let oauth: McpOAuth | undefined;
   const attempt = async (transport: Transport, kind: McpConnection["transport"]) => {
     // Per attempt: a Streamable HTTP attempt that failed closes, and that is no crash.
     let closed = false;
     let closing = false;
-    // Form-mode elicitation only: URL mode needs a person at a browser.
-    const client = new Client(MCP_CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
-    // Through Protocol's own registration, past Client's: Client's check rejects a malformed
-    // request before any handler sees it, and Spool logs and declines those with the reason.
-    Protocol.prototype.setRequestHandler.call(client, elicitRequest, async (request) => {
-      const answer = answerElicitation(request.params, server.elicitation ?? "defaults");
-      await options.onElicitation?.(answer);
-      return answer.action === "accept"
-        ? { action: "accept", content: answer.content }
-        : { action: "decline" };
-    });
+    const client = newClient(server, options);
     client.onclose = () => {
       closed = true;
       if (!closing) options.onClose?.(closeReason(kind, stderr));
@@ -122,37 +118,19 @@ export async function openMcpConnection(
         closing = true;
         await client.close().catch(() => undefined);
       },
-      completeAuthorization: () => finishAuthorization(transport),
+      completeAuthorization: () => finishAuthorization(server, oauth, transport),
     };
     return connection;
   };
-  let oauth: McpOAuth | undefined;
-  const finishAuthorization = async (transport: Transport) => {
-    if (!oauth || !("finishAuth" in transport)) {
-      throw new McpError(
-        "relic.mcp.unauthorized",
-        `MCP server "${server.name}" (${server.file}) asks for authorization, and OAuth is off for it`,
-        {
-          hint: 'Remove "oauth": false (and any Authorization header) so Spool signs in, or give a valid token',
-          details: { server: server.name },
-        },
-      );
-    }
-    const code = await oauth.takeAuthorizationCode();
-    await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(code);
-  };
-  /** Connects, signing in (at most twice) when the server answers 401. */
-  const authorized = async (
-    make: () => StreamableHTTPClientTransport | SSEClientTransport,
-    kind: McpConnection["transport"],
-  ) => {
+  /** Connects, signing in (at most `MCP_MAX_AUTHORIZATIONS` times) when the server answers 401. */
+  const authorized = async (make: () => Transport, kind: McpConnection["transport"]) => {
     for (let round = 0; ; round++) {
       const transport = make();
       try {
         return await attempt(transport, kind);
       } catch (error) {
         if (!(error instanceof UnauthorizedError) || round >= MCP_MAX_AUTHORIZATIONS) throw error;
-        await finishAuthorization(transport);
+        await finishAuthorization(server, oauth, transport);
       }
     }
   };
@@ -171,48 +149,89 @@ export async function openMcpConnection(
       return await attempt(transport, "stdio");
     }
     const url = new URL(server.url);
-    const requestInit = { headers: server.headers };
     const fetchOption = options.fetch ? { fetch: options.fetch } : {};
     if (server.oauth) {
-      oauth = await createMcpOAuth(
-        { ...server, oauth: server.oauth },
-        { ...options.oauth, ...fetchOption },
-      );
+      const oauthServer = { ...server, oauth: server.oauth };
+      oauth = await createMcpOAuth(oauthServer, { ...options.oauth, ...fetchOption });
     }
-    const authOption = oauth ? { authProvider: oauth.provider } : {};
+    const transportOptions = {
+      requestInit: { headers: server.headers },
+      ...fetchOption,
+      ...(oauth ? { authProvider: oauth.provider } : {}),
+    };
     if (server.transport === "http") {
       try {
-        return await authorized(
-          () =>
-            new StreamableHTTPClientTransport(url, { requestInit, ...fetchOption, ...authOption }),
-          "streamable-http",
-        );
+        const make = () => new StreamableHTTPClientTransport(url, transportOptions);
+        return await authorized(make, "streamable-http");
       } catch (error) {
         if (!isClientHttpError(error)) throw error;
       }
     }
-    return await authorized(
-      () => new SSEClientTransport(url, { requestInit, ...fetchOption, ...authOption }),
-      "sse",
-    );
+    return await authorized(() => new SSEClientTransport(url, transportOptions), "sse");
   } catch (error) {
-    if (error instanceof McpError) throw error;
-    if (isAuthorizationError(error)) throw unauthorized(server, error);
-    const tail = stderr.trim();
+    throw connectFailure(server, error, stderr);
+  }
+}
+
+/**
+ * The SDK client Spool connects with: form-mode elicitation declared (URL mode needs a person
+ * at a browser), each request answered by the server's policy and reported to `onElicitation`
+ * before the answer is sent.
+ */
+function newClient(server: McpServerConfig, options: McpConnectOptions): Client {
+  const client = new Client(MCP_CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
+  // Through Protocol's own registration, past Client's: Client's check rejects a malformed
+  // request before any handler sees it, and Spool logs and declines those with the reason.
+  Protocol.prototype.setRequestHandler.call(client, elicitRequest, async (request) => {
+    const answer = answerElicitation(request.params, server.elicitation ?? "defaults");
+    await options.onElicitation?.(answer);
+    return answer.action === "accept"
+      ? { action: "accept", content: answer.content }
+      : { action: "decline" };
+  });
+  return client;
+}
+
+/** Exchanges the code of the sign-in the SDK started on `transport` for tokens. */
+async function finishAuthorization(
+  server: McpServerConfig,
+  oauth: McpOAuth | undefined,
+  transport: Transport,
+): Promise<void> {
+  if (
+    !oauth ||
+    !(transport instanceof StreamableHTTPClientTransport || transport instanceof SSEClientTransport)
+  ) {
     throw new McpError(
-      "relic.mcp.connect-failed",
-      `MCP server "${server.name}" (${server.file}) could not be reached: ${describeError(error)}${tail ? `; its stderr ends: ${lastLine(tail)}` : ""}`,
+      "relic.mcp.unauthorized",
+      `MCP server "${server.name}" (${server.file}) asks for authorization, and OAuth is off for it`,
       {
-        cause: error,
-        retryable: true,
-        hint:
-          server.transport === "stdio"
-            ? `Check that "${server.command}" runs and speaks MCP on stdio`
-            : "Check the URL and that the server is up",
+        hint: 'Remove "oauth": false (and any Authorization header) so Spool signs in, or give a valid token',
         details: { server: server.name },
       },
     );
   }
+  await transport.finishAuth(await oauth.takeAuthorizationCode());
+}
+
+/** `error` of a failed connection as a typed `McpError` that holds no header or env value. */
+function connectFailure(server: McpServerConfig, error: unknown, stderr: string): McpError {
+  if (error instanceof McpError) return error;
+  if (isAuthorizationError(error)) return unauthorized(server, error);
+  const tail = stderr.trim();
+  return new McpError(
+    "relic.mcp.connect-failed",
+    `MCP server "${server.name}" (${server.file}) could not be reached: ${describeError(error)}${tail ? `; its stderr ends: ${lastLine(tail)}` : ""}`,
+    {
+      cause: error,
+      retryable: true,
+      hint:
+        server.transport === "stdio"
+          ? `Check that "${server.command}" runs and speaks MCP on stdio`
+          : "Check the URL and that the server is up",
+      details: { server: server.name },
+    },
+  );
 }
 
 /**
