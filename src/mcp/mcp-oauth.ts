@@ -75,27 +75,15 @@ export async function createMcpOAuth(
     server.name,
     server.url,
   );
-  const interactive = config.grantType === "authorization_code";
-  let redirectUrl: string | undefined;
-  if (interactive) {
-    const stored = store.read().redirect_url;
-    const port = config.callbackPort ?? (stored ? Number(new URL(stored).port) : await freePort());
-    redirectUrl = `http://127.0.0.1:${port}/callback`;
-  }
+  const redirectUrl =
+    config.grantType === "authorization_code" ? await loopbackRedirect(config, store) : undefined;
   const configured: OAuthClientInformationMixed | undefined = config.clientId
     ? {
         client_id: config.clientId,
         ...(config.clientSecret ? { client_secret: config.clientSecret } : {}),
       }
     : undefined;
-  const metadata: OAuthClientMetadata = {
-    client_name: "Spool",
-    redirect_uris: redirectUrl ? [redirectUrl] : [],
-    grant_types: interactive ? ["authorization_code", "refresh_token"] : ["client_credentials"],
-    response_types: interactive ? ["code"] : [],
-    token_endpoint_auth_method: "none",
-    ...(config.scope ? { scope: config.scope } : {}),
-  };
+  const metadata = clientMetadata(config, redirectUrl);
   let verifier: string | undefined;
   let pending: Promise<string> | undefined;
   const forget = (parts: (keyof McpOAuthRecord)[]) => store.forget(parts);
@@ -146,25 +134,7 @@ export async function createMcpOAuth(
       else if (scope === "discovery") forget(["discovery_state"]);
       else forget(["client_information", "tokens", "discovery_state"]);
     },
-    ...(config.privateKey
-      ? {
-          addClientAuthentication: createPrivateKeyJwtAuth({
-            issuer: config.clientId!,
-            subject: config.clientId!,
-            privateKey: config.privateKey,
-            alg: config.signingAlgorithm ?? "RS256",
-          }),
-        }
-      : {}),
-    ...(interactive
-      ? {}
-      : {
-          prepareTokenRequest: (scope?: string) =>
-            new URLSearchParams({
-              grant_type: "client_credentials",
-              ...((scope ?? config.scope) ? { scope: (scope ?? config.scope)! } : {}),
-            }),
-        }),
+    ...machineClient(config),
   };
   return {
     provider,
@@ -183,6 +153,64 @@ export async function createMcpOAuth(
       }
       return await code;
     },
+  };
+}
+
+/** The loopback redirect URL: the configured port, else the one registered before, else a free one. */
+async function loopbackRedirect(
+  config: McpOAuthConfig,
+  store: ReturnType<typeof openMcpOAuthStore>,
+): Promise<string> {
+  const stored = store.read().redirect_url;
+  const port = config.callbackPort ?? (stored ? Number(new URL(stored).port) : await freePort());
+  return `http://127.0.0.1:${port}/callback`;
+}
+
+/** What Spool registers as (dynamic registration): a public native client, PKCE only. */
+function clientMetadata(
+  config: McpOAuthConfig,
+  redirectUrl: string | undefined,
+): OAuthClientMetadata {
+  const interactive = redirectUrl !== undefined;
+  return {
+    client_name: "Spool",
+    redirect_uris: redirectUrl ? [redirectUrl] : [],
+    grant_types: interactive ? ["authorization_code", "refresh_token"] : ["client_credentials"],
+    response_types: interactive ? ["code"] : [],
+    token_endpoint_auth_method: "none",
+    ...(config.scope ? { scope: config.scope } : {}),
+  };
+}
+
+/**
+ * The provider's parts for a machine client: a signed JWT for `private_key_jwt`, and the
+ * `client_credentials` token request (which the SDK makes instead of a sign-in).
+ */
+function machineClient(
+  config: McpOAuthConfig,
+): Pick<OAuthClientProvider, "addClientAuthentication" | "prepareTokenRequest"> {
+  return {
+    ...(config.privateKey
+      ? {
+          addClientAuthentication: createPrivateKeyJwtAuth({
+            issuer: config.clientId!,
+            subject: config.clientId!,
+            privateKey: config.privateKey,
+            alg: config.signingAlgorithm ?? "RS256",
+          }),
+        }
+      : {}),
+    ...(config.grantType === "client_credentials"
+      ? {
+          prepareTokenRequest: (scope?: string) => {
+            const wanted = scope ?? config.scope;
+            return new URLSearchParams({
+              grant_type: "client_credentials",
+              ...(wanted ? { scope: wanted } : {}),
+            });
+          },
+        }
+      : {}),
   };
 }
 
