@@ -69,6 +69,19 @@ describe("spool mcp login", () => {
     expect(stdout.text + stderr.text).not.toContain("test-token");
   });
 
+  it("has its usage in spool mcp --help", async () => {
+    const stdout = memoryOutput();
+    const code = await main(["mcp", "login", "--help"], {
+      stdout,
+      stderr: memoryOutput(),
+      env: { HOME: dir },
+      cwd: dir,
+    });
+    expect(code).toBe(0);
+    expect(stdout.text).toContain("spool mcp login <server>");
+    expect(stdout.text).toContain("spool mcp login github");
+  });
+
   it("refuses a server no mcp.json declares, naming those that exist", async () => {
     const stdout = memoryOutput();
     const stderr = memoryOutput();
