@@ -26,6 +26,8 @@ let cleanup: () => Promise<void>;
 const valid = new Set<string>();
 const refreshTokens = new Set<string>();
 const seen = { authorize: 0, codeGrants: 0, refreshGrants: 0, unauthorized: 0 };
+/** False: the authorization endpoint shows a login page, as one that needs a person does. */
+let approveAtOnce = true;
 
 const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -72,6 +74,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   if (url.pathname === "/authorize") {
     seen.authorize++;
+    if (!approveAtOnce) {
+      res.writeHead(200, { "content-type": "text/html" });
+      return res.end("<form>Sign in</form>");
+    }
     const back = new URL(url.searchParams.get("redirect_uri")!);
     back.searchParams.set("code", "the-code");
     back.searchParams.set("state", url.searchParams.get("state") ?? "");
@@ -140,7 +146,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const server = (): McpServerConfig => ({
+const server = (credentials = "mcp-oauth"): McpServerConfig => ({
   name: "guarded",
   file: ".ai/mcp.json",
   timeoutSeconds: 20,
@@ -149,11 +155,11 @@ const server = (): McpServerConfig => ({
   url: `${base}/mcp`,
   headers: {},
   oauth: { grantType: "authorization_code" },
-  credentialsDir: join(dir, "mcp-oauth"),
+  credentialsDir: join(dir, credentials),
 });
 
-async function callOnce(): Promise<unknown> {
-  const relic = createMcpRelic(server());
+async function callOnce(credentials?: string): Promise<unknown> {
+  const relic = createMcpRelic(server(credentials));
   const host = createRelicHost({ store, continuity: "refresh", relics: [relic] });
   try {
     return await host.call(relic.name, "call_tool", { tool: "whoami", arguments: {} });
@@ -178,5 +184,22 @@ describe("MCP OAuth across sessions", () => {
       .tokens.access_token;
     expect(second).not.toBe(first);
     expect(valid.has(second)).toBe(true);
+  });
+
+  it("fails a session's call with relic.mcp.unauthorized when signing in needs a person", async () => {
+    // The sign-in is met at start (the handshake gets 401): the host's start failure carries it.
+    approveAtOnce = false;
+    try {
+      const failure = await callOnce("fresh").then(
+        () => undefined,
+        (error: unknown) => error as { code?: string; message: string; cause?: { code?: string } },
+      );
+      expect(failure?.code).toBe("relic.start-failed");
+      expect(failure?.cause?.code).toBe("relic.mcp.unauthorized");
+      expect(failure?.message).toContain('MCP server "guarded" needs a person to sign in');
+      expect(failure?.message).toContain("spool mcp login guarded");
+    } finally {
+      approveAtOnce = true;
+    }
   });
 });
