@@ -79,7 +79,7 @@ describe("spool mcp login", () => {
     });
     expect(code).toBe(0);
     expect(stdout.text).toContain("spool mcp login <server>");
-    expect(stdout.text).toContain("spool mcp login github");
+    expect(stdout.text).toContain("spool mcp login notes");
   });
 
   it("refuses a server no mcp.json declares, naming those that exist", async () => {

@@ -62,7 +62,7 @@ Options:
 Examples:
   spool mcp list
   spool mcp serve --agent researcher
-  spool mcp login github
+  spool mcp login notes
   Claude Desktop: {"mcpServers": {"spool": {"command": "spool", "args": ["mcp", "serve"]}}}
 `,
 };
