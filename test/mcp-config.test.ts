@@ -141,4 +141,74 @@ describe("mcp.json", () => {
     });
     expect(failure().message).not.toContain("sk-very-secret");
   });
+
+  it("reads each server's elicitation policy and OAuth settings, secrets expanded", () => {
+    write(workspace, {
+      servers: {
+        open: { url: "https://open.example/mcp" },
+        tokened: { url: "https://t.example/mcp", headers: { Authorization: "Bearer x" } },
+        off: { url: "https://off.example/mcp", oauth: false, elicitation: "decline" },
+        machine: {
+          url: "https://m.example/mcp",
+          oauth: {
+            grantType: "client_credentials",
+            clientId: "svc",
+            clientSecret: "${env:SVC_SECRET}",
+            scope: "read write",
+          },
+        },
+        local: { command: "x" },
+      },
+    });
+    const servers = Object.fromEntries(
+      load({ SVC_SECRET: "s3cret", SPOOL_CONFIG_DIR: join(home, "cfg") }).map((server) => [
+        server.name,
+        server,
+      ]),
+    );
+    // An HTTP server signs in when asked, unless it carries its own Authorization or says no.
+    expect(servers.open).toMatchObject({
+      elicitation: "defaults",
+      oauth: { grantType: "authorization_code" },
+      credentialsDir: join(home, "cfg", "mcp-oauth"),
+    });
+    expect(servers.tokened).not.toHaveProperty("oauth");
+    expect(servers.off).not.toHaveProperty("oauth");
+    expect(servers.off!.elicitation).toBe("decline");
+    expect(servers.machine).toMatchObject({
+      oauth: {
+        grantType: "client_credentials",
+        clientId: "svc",
+        clientSecret: "s3cret",
+        scope: "read write",
+      },
+    });
+    expect(servers.local).toMatchObject({ elicitation: "defaults" });
+    expect(servers.local).not.toHaveProperty("oauth");
+    // Without SPOOL_CONFIG_DIR: XDG_CONFIG_HOME, else ~/.config/spool.
+    expect(load({ SVC_SECRET: "s" }).find((s) => s.name === "open")).toMatchObject({
+      credentialsDir: join(home, ".config", "spool", "mcp-oauth"),
+    });
+  });
+
+  it("refuses OAuth settings that cannot work, naming the field and never the secret", () => {
+    const oauth = (settings: unknown) =>
+      write(workspace, { servers: { remote: { url: "https://r.example/mcp", oauth: settings } } });
+    oauth({ clientSecret: "${env:S}" });
+    const orphan = failure({ S: "hidden-secret" });
+    expect(orphan.details).toMatchObject({ server: "remote", field: "oauth.clientId" });
+    expect(orphan.message).not.toContain("hidden-secret");
+    oauth({ grantType: "client_credentials", clientId: "c" });
+    expect(failure().details).toMatchObject({ field: "oauth.grantType" });
+    oauth({ clientId: "c", clientSecret: "a", privateKey: "b" });
+    expect(failure().details).toMatchObject({ field: "oauth.privateKey" });
+    oauth({ clientMetadataUrl: "http://insecure.example/client.json" });
+    expect(failure().details).toMatchObject({ field: "oauth.clientMetadataUrl" });
+    oauth({ grantType: "password" });
+    expect(failure().details).toMatchObject({ field: "oauth.grantType" });
+    oauth({ callbackPort: 70000 });
+    expect(failure().details).toMatchObject({ field: "oauth.callbackPort" });
+    write(workspace, { servers: { remote: { command: "x", elicitation: "always" } } });
+    expect(failure().details).toMatchObject({ field: "elicitation" });
+  });
 });

@@ -11,6 +11,7 @@ import { logShow } from "./commands/log-show.js";
 import { logTail } from "./commands/log-tail.js";
 import { logVerify } from "./commands/log-verify.js";
 import { mcpList, mcpServe } from "./commands/mcp-command.js";
+import { mcpLogin } from "./commands/mcp-login.js";
 import { memoryReindexCommand, memorySearchCommand } from "./commands/memory-command.js";
 import { pinCommand, pinsCommand, unpinCommand } from "./commands/pins.js";
 import { postgresStart, postgresStatus, postgresStop } from "./commands/postgres-command.js";
@@ -69,7 +70,7 @@ const COMMANDS: Record<string, Record<string, Runner>> = {
   context: { "": contextCommand },
   trace: { "": traceCommand },
   frames: { "": framesCommand },
-  mcp: { list: mcpList, serve: mcpServe },
+  mcp: { list: mcpList, serve: mcpServe, login: mcpLogin },
   serve: { "": serveCommand },
   tokens: { "": tokensList, list: tokensList, create: tokensCreate, revoke: tokensRevoke },
   memory: { search: memorySearchCommand, reindex: memoryReindexCommand },

@@ -72,7 +72,7 @@ Commands:
   threads [continuity]          List a continuity's threads: status, runs, tokens, handoffs
   watch                         Run an agent on its sources (logs, feeds) and show it live
   sources [continuity]          List a continuity's sources: kind, target, cursor, lag, chunks
-  mcp list | serve              MCP servers, their status and tools; Spool as an MCP server
+  mcp list | serve | login      MCP servers, their status and tools; Spool as an MCP server; OAuth sign-in
   context [continuity]          Show what a model call was given: tokens per part, summaries, pins
   trace <continuity>            Export a continuity's runs as OpenTelemetry spans (--otlp, --json)
   frames [continuity]           Show a stream watch: latest frame, recent scores, rolling notes
@@ -254,6 +254,7 @@ Run \`spool protocol parse --help\` for its options.
   mcp: MCP_USAGE,
   "mcp list": MCP_USAGE,
   "mcp serve": MCP_USAGE,
+  "mcp login": MCP_USAGE,
   watch: WATCH_USAGE,
   context: CONTEXT_USAGE,
   trace: TRACE_USAGE,

@@ -19,16 +19,27 @@ export {
   MCP_SERVER_NAME,
   McpConfigError,
   type McpConfigOptions,
+  type McpElicitationPolicy,
   type McpHttpServer,
+  type McpOAuthConfig,
   type McpServerConfig,
   type McpStdioServer,
+  mcpCredentialsDir,
 } from "./mcp-config.js";
 export {
   MCP_CLIENT_INFO,
   type McpConnection,
   type McpConnectOptions,
   openMcpConnection,
+  withAuthorization,
 } from "./mcp-connection.js";
+export {
+  answerElicitation,
+  type ElicitationAnswer,
+  type ElicitationDecline,
+  type ElicitationValue,
+  loggableContent,
+} from "./mcp-elicitation.js";
 export { McpError, type McpErrorCode } from "./mcp-error.js";
 export {
   listServerTools,
@@ -36,6 +47,13 @@ export {
   type McpListings,
   resolveMcpListings,
 } from "./mcp-listing.js";
+export {
+  createMcpOAuth,
+  MCP_MAX_AUTHORIZATIONS,
+  type McpOAuth,
+  type McpOAuthOptions,
+} from "./mcp-oauth.js";
+export { type McpOAuthRecord, type McpOAuthStore, openMcpOAuthStore } from "./mcp-oauth-store.js";
 export { createMcpRelic, type McpRelic, type McpToolInfo, mcpRelicName } from "./mcp-relic.js";
 export { type McpCallResult, type McpContentPart, mcpCallResult } from "./mcp-result.js";
 export {

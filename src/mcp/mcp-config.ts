@@ -20,13 +20,54 @@ export interface McpStdioServer {
   cwd?: string;
 }
 
+/**
+ * How Spool authorizes with an HTTP server that answers 401 (OAuth 2.1, as MCP specifies it).
+ * Secrets (`clientSecret`, `privateKey`) are already expanded and never logged.
+ */
+export interface McpOAuthConfig {
+  /**
+   * `authorization_code` (default): a person (or an authorization server that approves by
+   * itself) signs in, with PKCE; `client_credentials`: a machine client with `clientId` and
+   * `clientSecret` or `privateKey`.
+   */
+  grantType: "authorization_code" | "client_credentials";
+  /** A pre-registered client; without one, Spool registers itself (dynamic registration). */
+  clientId?: string;
+  clientSecret?: string;
+  /** A PKCS#8 PEM key: the client authenticates with a signed JWT (`private_key_jwt`). */
+  privateKey?: string;
+  /** The JWT's algorithm with `privateKey` (default `RS256`). */
+  signingAlgorithm?: string;
+  /** Scopes to ask for when the server names none. */
+  scope?: string;
+  /** An https URL of Spool's client metadata document, used where the server supports it. */
+  clientMetadataUrl?: string;
+  /** The loopback port the authorization redirect returns to (default: one chosen once). */
+  callbackPort?: number;
+}
+
 /** One server reached over HTTP: Streamable HTTP, falling back to SSE (or SSE only). */
 export interface McpHttpServer {
   transport: "http" | "sse";
   url: string;
   /** Sent with every request (values already expanded: secrets, never logged). */
   headers: Record<string, string>;
+  /** OAuth when the server asks for it; absent with `"oauth": false` or an `Authorization` header. */
+  oauth?: McpOAuthConfig;
+  /**
+   * The folder where OAuth clients and tokens persist, one 0600 file per server (default
+   * `<spool config dir>/mcp-oauth`: `$SPOOL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/spool`, else
+   * `~/.config/spool`).
+   */
+  credentialsDir?: string;
 }
+
+/**
+ * How a server's `elicitation/create` requests are answered, as no person is asked: `defaults`
+ * accepts with the requested schema's defaults when every required field has one, and declines
+ * otherwise; `decline` declines every request.
+ */
+export type McpElicitationPolicy = "defaults" | "decline";
 
 /** A configured MCP server: its name, where it was declared, and how to reach it. */
 export type McpServerConfig = (McpStdioServer | McpHttpServer) & {
@@ -35,6 +76,8 @@ export type McpServerConfig = (McpStdioServer | McpHttpServer) & {
   file: string;
   /** Seconds one request may take before it fails with `relic.mcp.timeout` (default 60). */
   timeoutSeconds: number;
+  /** How its elicitation requests are answered (default `defaults`). */
+  elicitation?: McpElicitationPolicy;
   /**
    * A digest of the settings that change what the server offers (command, args, url; never
    * env or headers values): a tool list recorded under another fingerprint is not reused.
@@ -58,6 +101,18 @@ export class McpConfigError extends ConfigError {}
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 const stringMap = z.record(z.string(), z.string());
+const oauthSchema = z.strictObject({
+  grantType: z.enum(["authorization_code", "client_credentials"]).optional(),
+  clientId: z.string().min(1, "must not be empty").optional(),
+  clientSecret: z.string().min(1, "must not be empty").optional(),
+  privateKey: z.string().min(1, "must not be empty").optional(),
+  signingAlgorithm: z
+    .enum(["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"])
+    .optional(),
+  scope: z.string().optional(),
+  clientMetadataUrl: z.url({ protocol: /^https$/, error: "must be an https:// URL" }).optional(),
+  callbackPort: z.number().int().min(1).max(65535).optional(),
+});
 const entrySchema = z.looseObject({
   type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"]).optional(),
   command: z.string().min(1, "must name the program to run").optional(),
@@ -68,6 +123,9 @@ const entrySchema = z.looseObject({
   headers: stringMap.optional(),
   disabled: z.boolean().optional(),
   timeout: z.number().positive("must be a positive number of seconds").optional(),
+  elicitation: z.enum(["defaults", "decline"]).optional(),
+  /** `false`, or settings read by `oauthSchema` (so a mistake names its own field). */
+  oauth: z.unknown().optional(),
 });
 const fileSchema = z.looseObject({
   mcpServers: z.record(z.string(), z.unknown()).optional(),
@@ -207,6 +265,7 @@ function readEntry(
     name,
     file,
     timeoutSeconds: entry.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    elicitation: entry.elicitation ?? "defaults",
   };
   const wantsHttp = entry.type !== undefined && entry.type !== "stdio";
   if (entry.command !== undefined && !wantsHttp) {
@@ -230,11 +289,18 @@ function readEntry(
       throw fail("url", "must be an http:// or https:// URL", "Give the server's MCP endpoint");
     }
     const transport = entry.type === "sse" ? "sse" : "http";
+    const headers = expandMap(entry.headers, "headers");
+    const hasAuthorization = Object.keys(headers).some((key) => /^authorization$/i.test(key));
+    const oauth =
+      entry.oauth === false || (entry.oauth === undefined && hasAuthorization)
+        ? undefined
+        : readOAuth(parseOAuth(entry.oauth ?? {}, fail), expand, fail);
     return {
       ...common,
       transport,
       url,
-      headers: expandMap(entry.headers, "headers"),
+      headers,
+      ...(oauth ? { oauth, credentialsDir: mcpCredentialsDir(options.env, options.home) } : {}),
       fingerprint: fingerprint([transport, url]),
     };
   }
@@ -245,6 +311,76 @@ function readEntry(
       : "has neither a command (stdio) nor a url (HTTP)",
     'Give "command" (and "args") to launch it, or "url" to reach it over HTTP',
   );
+}
+
+function parseOAuth(
+  raw: unknown,
+  fail: (field: string | undefined, message: string, hint: string) => McpConfigError,
+): z.output<typeof oauthSchema> {
+  const parsed = oauthSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw fail(
+    ["oauth", ...issue.path].join("."),
+    issue.message,
+    '"oauth" is false, or {grantType, clientId, clientSecret, privateKey, signingAlgorithm, scope, clientMetadataUrl, callbackPort}',
+  );
+}
+
+function readOAuth(
+  raw: z.output<typeof oauthSchema>,
+  expand: (value: string, field: string) => string,
+  fail: (field: string | undefined, message: string, hint: string) => McpConfigError,
+): McpOAuthConfig {
+  const text = (key: "clientId" | "clientSecret" | "privateKey" | "scope" | "clientMetadataUrl") =>
+    raw[key] !== undefined ? { [key]: expand(raw[key], `oauth.${key}`) } : {};
+  const oauth: McpOAuthConfig = {
+    grantType: raw.grantType ?? "authorization_code",
+    ...text("clientId"),
+    ...text("clientSecret"),
+    ...text("privateKey"),
+    ...text("scope"),
+    ...text("clientMetadataUrl"),
+    ...(raw.signingAlgorithm ? { signingAlgorithm: raw.signingAlgorithm } : {}),
+    ...(raw.callbackPort !== undefined ? { callbackPort: raw.callbackPort } : {}),
+  };
+  if ((oauth.clientSecret || oauth.privateKey) && !oauth.clientId) {
+    throw fail(
+      "oauth.clientId",
+      "a client secret or private key needs the client id it belongs to",
+      'Give "clientId" of the client registered with the authorization server',
+    );
+  }
+  if (oauth.clientSecret && oauth.privateKey) {
+    throw fail(
+      "oauth.privateKey",
+      "give either a client secret or a private key, not both",
+      'Keep "clientSecret" for client_secret_basic/post, or "privateKey" for private_key_jwt',
+    );
+  }
+  if (oauth.grantType === "client_credentials" && !oauth.clientSecret && !oauth.privateKey) {
+    throw fail(
+      "oauth.grantType",
+      "client_credentials needs a clientId with a clientSecret or a privateKey",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the hint shows mcp.json's syntax
+      'Add "clientId" and "clientSecret": "${env:NAME}" (or "privateKey"), or use authorization_code',
+    );
+  }
+  return oauth;
+}
+
+/**
+ * Where MCP OAuth credentials persist: `mcp-oauth/` in the user's Spool config folder
+ * (`$SPOOL_CONFIG_DIR`, else `$XDG_CONFIG_HOME/spool`, else `<home>/.config/spool`).
+ */
+export function mcpCredentialsDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = homedir(),
+): string {
+  const base =
+    env.SPOOL_CONFIG_DIR ||
+    (env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, "spool") : join(home, ".config", "spool"));
+  return join(resolve(base), "mcp-oauth");
 }
 
 /** A short, stable digest of `parts` (the first 16 hex digits of their sha256). */

@@ -13,7 +13,12 @@ export type McpErrorCode =
   /** The tool ran and reported an error (`isError` in its result). */
   | "relic.mcp.tool-error"
   /** The server answered the request with a JSON-RPC error. */
-  | "relic.mcp.request-failed";
+  | "relic.mcp.request-failed"
+  /**
+   * OAuth with the server failed: its authorization server refused, the sign-in needs a person
+   * (`spool mcp login`), or the stored credentials cannot be read.
+   */
+  | "relic.mcp.unauthorized";
 
 /**
  * A failure of an MCP server or one of its tools, as a relic error: `relic.mcp.crashed` is

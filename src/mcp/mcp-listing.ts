@@ -1,7 +1,12 @@
 import type { EventStore } from "../log/index.js";
 import { type AnyNewEvent, canonicalJson, type EventOf, isEvent } from "../spec/index.js";
 import type { McpServerConfig } from "./mcp-config.js";
-import { listConnectionTools, type McpToolInfo, openMcpConnection } from "./mcp-connection.js";
+import {
+  listConnectionTools,
+  type McpConnectOptions,
+  type McpToolInfo,
+  openMcpConnection,
+} from "./mcp-connection.js";
 import { mcpServerTools } from "./mcp-tools.js";
 
 /** Tools made only to learn which are refused are never called. */
@@ -91,16 +96,21 @@ export async function resolveMcpListings(
 }
 
 /**
- * Connects to `server`, lists its tools (every page) and disconnects. Rejects with `McpError`
- * when the server cannot be reached or does not answer within its timeout.
+ * Connects to `server`, lists its tools (every page) and disconnects, signing in when it asks
+ * for OAuth (`oauth` reaches a person, as `spool mcp login` does). Rejects with `McpError` when
+ * the server cannot be reached, does not answer within its timeout, or refuses the sign-in.
  */
 export async function listServerTools(
   server: McpServerConfig,
   fetchImpl?: typeof fetch,
+  oauth?: McpConnectOptions["oauth"],
 ): Promise<McpToolInfo[]> {
-  const connection = await openMcpConnection(server, fetchImpl ? { fetch: fetchImpl } : {});
+  const connection = await openMcpConnection(server, {
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(oauth ? { oauth } : {}),
+  });
   try {
-    return await listConnectionTools(connection, { timeout: server.timeoutSeconds * 1000 });
+    return await listConnectionTools(server, connection, { timeout: server.timeoutSeconds * 1000 });
   } finally {
     // A server that ignores its stdin closing is killed a few seconds later by the SDK; the
     // listing need not wait for that.

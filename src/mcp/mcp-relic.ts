@@ -7,9 +7,12 @@ import type { McpServerConfig } from "./mcp-config.js";
 import {
   listConnectionTools,
   type McpConnection,
+  type McpConnectOptions,
   type McpToolInfo,
   openMcpConnection,
+  withAuthorization,
 } from "./mcp-connection.js";
+import { type ElicitationAnswer, loggableContent } from "./mcp-elicitation.js";
 import { McpError } from "./mcp-error.js";
 import { type McpCallResult, mcpCallResult } from "./mcp-result.js";
 
@@ -61,10 +64,15 @@ const METHODS: RelicDescription["methods"] = {
  * a call fails with the fatal `relic.mcp.crashed` (`details.during_call` says whether it died
  * during this very call), so the host stops the relic and starts it again on the next call.
  * Progress notifications reach the call's `progress` as `{progress, total?, message?}`.
+ *
+ * The server's `elicitation/create` requests are answered by its `elicitation` policy
+ * (`answerElicitation`), each logged as `mcp.elicitation-answered` before the answer is sent.
+ * An HTTP server that asks for OAuth is signed in to (`createMcpOAuth`) and the request sent
+ * again; a sign-in that fails is `relic.mcp.unauthorized`.
  */
 export function createMcpRelic(
   server: McpServerConfig,
-  options: { fetch?: typeof fetch } = {},
+  options: { fetch?: typeof fetch; oauth?: McpConnectOptions["oauth"] } = {},
 ): McpRelic {
   const name = mcpRelicName(server.name);
   let connection: McpConnection | undefined;
@@ -107,7 +115,7 @@ export function createMcpRelic(
         : {}),
     };
     try {
-      return await send(live, requestOptions);
+      return await withAuthorization(server, live, () => send(live, requestOptions));
     } catch (error) {
       throw translate(error, what, live, signal, server, () => crashed(true));
     }
@@ -123,11 +131,28 @@ export function createMcpRelic(
     async start(context) {
       artifacts = context.store.artifacts;
       crash = undefined;
+      const logElicitation = async (answer: ElicitationAnswer) => {
+        await context.store.append({
+          continuity: context.continuity,
+          type: "mcp.elicitation-answered",
+          data: {
+            server: server.name,
+            mode: answer.request.mode,
+            message: answer.request.message,
+            fields: answer.request.fields.slice(0, 200).map((field) => field.slice(0, 200)),
+            action: answer.action,
+            ...(answer.content ? { content: loggableContent(answer.content) } : {}),
+            ...(answer.decline ? { reason: answer.decline } : {}),
+          },
+        });
+      };
       connection = await openMcpConnection(server, {
         onClose: (reason) => {
           crash = reason;
         },
+        onElicitation: logElicitation,
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.oauth ? { oauth: options.oauth } : {}),
       });
     },
     async call(method, parameters, signal, progress) {
@@ -136,7 +161,7 @@ export function createMcpRelic(
         case "list_tools":
           return {
             tools: await request("tools/list", signal, undefined, (live, requestOptions) =>
-              listConnectionTools(live, requestOptions),
+              listConnectionTools(server, live, requestOptions),
             ),
           };
         case "call_tool": {

@@ -34,9 +34,11 @@ import { cliLeaseOptions } from "./continuity-follower.js";
 
 /** The help of `spool mcp`. */
 export const MCP_USAGE: CommandHelp = {
-  synopsis: "spool mcp list [continuity] [--json] | spool mcp serve [--agent <name>]",
+  synopsis:
+    "spool mcp list [continuity] [--json] | spool mcp serve [--agent <name>] | spool mcp login <server>",
   text: `Usage: spool mcp list [continuity] [--json] [--db <location>]
        spool mcp serve [--agent <name>] [--db <location>]
+       spool mcp login <server>
 
 list   The MCP servers of .ai/mcp.json and ~/.ai/mcp.json: the file that declares each, its
        transport, its status in a continuity (default the most recently active one: not started,
@@ -46,6 +48,9 @@ serve  Spool as an MCP server on stdin/stdout, for Claude Desktop, Cursor or any
        and read_conversation (a continuity's recent messages), and search_memory (the summaries
        and pinned facts of every continuity, see docs/memory.md). A continuity that does not exist
        yet is created by send_turn, for the agent --agent names (default assistant).
+login  Signs in to an HTTP MCP server that asks for OAuth: prints the URL to open, catches the
+       browser's return on http://127.0.0.1:<port>/callback, and keeps the tokens (0600, in
+       ~/.config/spool/mcp-oauth/) for agent sessions, which refresh them on their own.
 
 Options:
   --json                 list: one JSON object per server
@@ -57,6 +62,7 @@ Options:
 Examples:
   spool mcp list
   spool mcp serve --agent researcher
+  spool mcp login notes
   Claude Desktop: {"mcpServers": {"spool": {"command": "spool", "args": ["mcp", "serve"]}}}
 `,
 };

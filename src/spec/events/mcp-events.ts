@@ -8,7 +8,8 @@ const mcpStreams = ["continuity"] as const;
 /**
  * MCP servers' tool lists: what an agent was offered from each server, recorded once so that
  * later sessions of the continuity, and its replay, offer the same tools without reaching the
- * server. Server calls themselves are relic events (`relic.*`) and action results.
+ * server. Server calls themselves are relic events (`relic.*`) and action results; a server's
+ * requests back to Spool (elicitation) are logged with the answer Spool gave.
  */
 export const mcpEvents = {
   "mcp.tools-listed": defineEvent({
@@ -40,6 +41,27 @@ export const mcpEvents = {
       server: serverName,
       tool: toolName,
       reason: z.string().min(1).max(2000),
+    }),
+  }),
+  "mcp.elicitation-answered": defineEvent({
+    description:
+      "An MCP server asked for input (elicitation/create) and Spool answered by the server's policy, before the answer was sent.",
+    criticality: "critical",
+    streams: mcpStreams,
+    schema: z.strictObject({
+      server: serverName,
+      /** `form`, `url`, or `unknown` for a request that could not be read. */
+      mode: z.string().min(1).max(40),
+      message: z.string().max(2000),
+      /** The requested schema's field names (empty when it could not be read). */
+      fields: z.array(z.string().max(200)).max(200),
+      action: z.enum(["accept", "decline", "cancel"]),
+      /** With `accept`: the values sent (secret-looking fields' values redacted). */
+      content: z.record(z.string(), z.unknown()).optional(),
+      /** With `decline`: why (`elicitation.policy-decline`, `elicitation.invalid-request`, …). */
+      reason: z
+        .strictObject({ code: z.string().min(1).max(100), message: z.string().max(2000) })
+        .optional(),
     }),
   }),
 };
