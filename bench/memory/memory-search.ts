@@ -115,7 +115,8 @@ function summary(next: () => number, n: number): string {
   ].join("\n\n");
 }
 
-async function fill(store: EventStore): Promise<void> {
+/** Logs the corpus: the actors of CONTINUITIES continuities, then SUMMARIES summaries. */
+export async function fill(store: EventStore): Promise<void> {
   const next = seededRandom(7);
   const events: AnyNewEvent[] = [];
   const flush = async () => {
@@ -155,7 +156,8 @@ async function fill(store: EventStore): Promise<void> {
   await flush();
 }
 
-function queries(): string[] {
+/** The QUERIES queries of the benchmark, drawn from the corpus's distribution. */
+export function queries(): string[] {
   const next = seededRandom(99);
   const list: string[] = [];
   for (let q = 0; q < QUERIES; q++) {

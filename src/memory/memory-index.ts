@@ -75,6 +75,8 @@ export interface MemoryIndexOptions {
 
 /** The constant of reciprocal rank fusion: a hit's share is 1 / (RRF_K + rank). */
 export const RRF_K = 60;
+/** A catch-up that reads this many events compacts the backend after it (`MemoryBackend.compact`). */
+const COMPACT_AFTER_EVENTS = 10_000;
 /** Entries embedded per call of the embedding API. */
 const EMBED_BATCH = 64;
 
@@ -115,6 +117,7 @@ export function createMemoryIndex(options: MemoryIndexOptions): MemoryIndex {
       }
     }
     await backend.apply(batch, head);
+    if (read >= COMPACT_AFTER_EVENTS) await backend.compact?.();
     return read;
   };
 
