@@ -22,7 +22,19 @@ export {
   type MemoryKind,
   textHash,
 } from "./memory-entry.js";
-export { MemoryError, type MemoryErrorCode } from "./memory-error.js";
+export {
+  MemoryError,
+  type MemoryErrorCode,
+  REINDEX_HINT,
+  storageError,
+} from "./memory-error.js";
+export {
+  MEMORY_FEED_SOURCE,
+  type MemoryFeedConversation,
+  type MemoryFeedOptions,
+  type MemoryFeedParams,
+  memoryFeedSource,
+} from "./memory-feed.js";
 export {
   createMemoryIndex,
   fuse,
