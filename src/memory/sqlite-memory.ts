@@ -11,7 +11,7 @@ import {
   vectorBytes,
 } from "./memory-backend.js";
 import type { IndexOperation, MemoryEntry, MemoryKind } from "./memory-entry.js";
-import { MemoryError } from "./memory-error.js";
+import { MemoryError, REINDEX_HINT } from "./memory-error.js";
 import { scoped, searchRows } from "./sqlite-search.js";
 
 /** The schema version of a memory file this code reads and writes. */
@@ -113,7 +113,7 @@ export function openSqliteMemory(file: string): MemoryBackend {
       `cannot open the memory index ${file}: ${(error as Error).message}`,
       {
         cause: error,
-        hint: "Delete the file if it is damaged: the index is rebuilt from the log (`spool memory reindex`)",
+        hint: REINDEX_HINT,
       },
     );
   }
