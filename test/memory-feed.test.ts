@@ -29,7 +29,7 @@ context_feeds:
 `);
 
 function requestText(request: ProviderRequest): string {
-  return request.messages.map((message) => JSON.stringify(message.content)).join("\n");
+  return JSON.stringify(request.messages);
 }
 
 function runtimeFor(
