@@ -52,7 +52,7 @@ export interface RankedRow {
  * 3. with common terms alone: no bm25 (its idf would read postings of most of the index): the
  *    least dense COMMON_TERMS of them (none denser than DENSE_SHARE unless all are), and among
  *    the newest COMMON_WINDOW entries the newest holding all of those, then all but the densest,
- *    … down to the least dense alone; an entry scores the number of terms it holds.
+ *    … down to any one of them; an entry scores the number of terms it holds.
  *
  * The scope filters inside the same bounded candidates. Returns rows best first, at most `limit`.
  */
@@ -124,8 +124,8 @@ function ranked(
 
 /**
  * Common terms alone: the newest rows within `scope` and after the rowid `after` (the newest
- * COMMON_WINDOW entries) holding all of `terms`, then all but the last, … down to the first
- * alone; a row scores the number of terms of the step that found it. Each step walks the terms'
+ * COMMON_WINDOW entries) holding all of `terms`, then all but the last, … down to any one of
+ * them; a row scores the number of terms of the step that found it. Each step walks the terms'
  * postings from the newest back to `after` at most, never the whole index.
  */
 function coordinated(
@@ -143,7 +143,9 @@ function coordinated(
   const rows: RankedRow[] = [];
   const seen = new Set<number>();
   for (let held = terms.length; held > 0 && rows.length < limit; held--) {
-    const match = fts5Match(terms.slice(0, held), "AND");
+    // The last step takes any of the terms, so that a scope excluding every entry of the least
+    // dense one still finds the others.
+    const match = held > 1 ? fts5Match(terms.slice(0, held), "AND") : fts5Match(terms, "OR");
     for (const rowid of newest.all(match, after, ...params, limit + seen.size) as number[]) {
       if (seen.has(rowid)) continue;
       seen.add(rowid);
