@@ -51,4 +51,47 @@ describe("SQLite memory search", () => {
       await backend.close();
     }
   });
+
+  it("answers common terms alone from the least dense of them, more terms held first, newest first", async () => {
+    const backend = openSqliteMemory(":memory:");
+    try {
+      // 3,600 entries: "alpha" in all, "bravo" in every 6th, "delta" in every 7th: all three
+      // common (in at least 500), alpha dense enough to tell nothing.
+      const operations = Array.from({ length: 3600 }, (_, index) => {
+        const n = index + 1;
+        const words = ["alpha", `entry${n}`];
+        if (n % 6 === 0) words.push("bravo");
+        if (n % 7 === 0) words.push("delta");
+        return put(n, words.join(" "));
+      });
+      await backend.apply(operations, 3600);
+      await backend.compact?.();
+
+      const both = await backend.search(["alpha", "bravo", "delta"], {}, 5);
+      // Those holding both telling terms (every 42nd), newest first: 3570, 3528, 3486, ...
+      expect(both.map((hit) => hit.entry.id)).toEqual([
+        "e-3570",
+        "e-3528",
+        "e-3486",
+        "e-3444",
+        "e-3402",
+      ]);
+      expect(both.every((hit) => hit.score === 2)).toBe(true);
+
+      // The scope leaves none holding both (every 42nd is in c-0), nor any holding delta: the
+      // last step takes either term.
+      const scoped = await backend.search(["bravo", "delta"], { exclude: ["c-0"] }, 3);
+      expect(scoped.map((hit) => hit.entry.id)).toEqual(["e-3600", "e-3594", "e-3588"]);
+      expect(scoped.every((hit) => hit.score === 1)).toBe(true);
+      const wide = await backend.search(["delta", "bravo"], {}, 90);
+      expect(wide.slice(0, 85).every((hit) => hit.score === 2)).toBe(true);
+      expect(wide.slice(85).every((hit) => hit.score === 1)).toBe(true);
+
+      // Only a dense term: its newest entries.
+      const dense = await backend.search(["alpha"], {}, 2);
+      expect(dense.map((hit) => hit.entry.id)).toEqual(["e-3600", "e-3599"]);
+    } finally {
+      await backend.close();
+    }
+  });
 });

@@ -90,7 +90,8 @@ export interface AssembleOptions {
   mcp?: PreparedMcp;
   /**
    * The store's memory index: the agent gets the tool `memory.search` over it when its
-   * directive's <permissions> grant that tool. None when absent.
+   * directive's <permissions> grant that tool, and a `memory` context feed of its manifest
+   * searches it. None when absent.
    */
   memoryIndex?: MemoryIndex;
 }
@@ -310,6 +311,8 @@ export function assembleAgent(options: AssembleOptions): AssembledAgent {
       // Every source reads through the action path (logged, permission-checked); without a
       // manifest the agent starts with no feeds and may add its own (every internal action allowed).
       feeds: { manifest: manifest?.feeds ?? parseFeedManifest({}), env: options.env },
+      // What a `memory` context feed searches (`source: { type: internal, action: memory }`).
+      ...(options.memoryIndex ? { memoryIndex: options.memoryIndex } : {}),
       ...(sources ? { sources } : {}),
       hooks: loadHooks({ space }).hooks,
       continuation,

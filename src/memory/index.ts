@@ -4,7 +4,8 @@
  * and kept in step with the log it is derived from. `openMemoryIndex` opens it beside a store;
  * `createMemoryRecaller` chooses memory for a thread within a token budget (the runtime logs the
  * choice as `memory.recalled`); `recordedRecaller` serves those choices back to a replay;
- * `memorySearchTool` is the model's `memory.search`.
+ * `memorySearchTool` is the model's `memory.search`; `memoryFeedSource` is the `memory` context
+ * feed (the newest user turn's hits, within a token budget).
  */
 
 export {
@@ -22,7 +23,19 @@ export {
   type MemoryKind,
   textHash,
 } from "./memory-entry.js";
-export { MemoryError, type MemoryErrorCode } from "./memory-error.js";
+export {
+  MemoryError,
+  type MemoryErrorCode,
+  REINDEX_HINT,
+  storageError,
+} from "./memory-error.js";
+export {
+  MEMORY_FEED_SOURCE,
+  type MemoryFeedConversation,
+  type MemoryFeedOptions,
+  type MemoryFeedParams,
+  memoryFeedSource,
+} from "./memory-feed.js";
 export {
   createMemoryIndex,
   fuse,

@@ -54,6 +54,11 @@ export interface MemoryBackend {
   ): Promise<ScoredEntry[]>;
   /** How many entries the index holds. */
   count(): Promise<number>;
+  /**
+   * Makes searches cheaper after many writes (SQLite merges the FTS5 segments into one); the
+   * index calls it after a catch-up that read many events. Optional: a backend without it needs none.
+   */
+  compact?(): Promise<void>;
   /** Drops every entry, actor and vector and puts the position back to 0. */
   clear(): Promise<void>;
   close(): Promise<void>;

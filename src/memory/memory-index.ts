@@ -7,7 +7,7 @@ import {
   MEMORY_SOURCE_TYPES,
   type MemoryEntry,
 } from "./memory-entry.js";
-import { MemoryError } from "./memory-error.js";
+import { MemoryError, storageError } from "./memory-error.js";
 import { queryTerms } from "./memory-query.js";
 
 /** A search of the memory index. */
@@ -75,6 +75,8 @@ export interface MemoryIndexOptions {
 
 /** The constant of reciprocal rank fusion: a hit's share is 1 / (RRF_K + rank). */
 export const RRF_K = 60;
+/** A catch-up that reads this many events compacts the backend after it (`MemoryBackend.compact`). */
+const COMPACT_AFTER_EVENTS = 10_000;
 /** Entries embedded per call of the embedding API. */
 const EMBED_BATCH = 64;
 
@@ -115,6 +117,7 @@ export function createMemoryIndex(options: MemoryIndexOptions): MemoryIndex {
       }
     }
     await backend.apply(batch, head);
+    if (read >= COMPACT_AFTER_EVENTS) await backend.compact?.();
     return read;
   };
 
@@ -138,60 +141,69 @@ export function createMemoryIndex(options: MemoryIndexOptions): MemoryIndex {
     }
   };
 
+  const searchNow = async (query: MemorySearch): Promise<MemorySearchResult> => {
+    check();
+    const limit = query.limit ?? 5;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw new MemoryError(
+        "memory.bad-option",
+        `limit must be a whole number from 1 to 100, not ${limit}`,
+        {
+          hint: "Ask for at most 100 hits",
+        },
+      );
+    }
+    const pendingError = await serial(async () => {
+      await catchUpNow();
+      return embedPending();
+    });
+    const terms = queryTerms(query.text);
+    const scope: MemoryScope = {
+      ...(query.actor !== undefined ? { actor: query.actor } : {}),
+      ...(query.exclude ? { exclude: query.exclude } : {}),
+    };
+    if (!embedder) {
+      const found = await backend.search(terms, scope, limit);
+      return { hits: ranked(found), ranking: "fts", terms };
+    }
+    const pool = Math.max(limit * 4, 20);
+    const textual = await backend.search(terms, scope, pool);
+    let semantic: ScoredEntry[];
+    try {
+      const [vector] = await embedder.embed([query.text.trim() === "" ? " " : query.text]);
+      semantic = await backend.nearest(embedder.model, vector!, scope, pool);
+    } catch (error) {
+      if (!(error instanceof MemoryError && error.code === "memory.embedding-failed")) throw error;
+      return {
+        hits: ranked(textual.slice(0, limit)),
+        ranking: "fts",
+        terms,
+        degraded: error.message,
+      };
+    }
+    return {
+      hits: fuse([textual, semantic], limit),
+      ranking: "hybrid",
+      terms,
+      ...(pendingError ? { degraded: `some entries have no vector yet: ${pendingError}` } : {}),
+    };
+  };
+
   return {
     kind: backend.kind,
     embeddingModel: embedder?.model,
     catchUp: () => {
       check();
-      return serial(catchUpNow);
+      return serial(catchUpNow).catch((error: unknown) => {
+        throw storageError(error, "catching up with the log");
+      });
     },
     async search(query) {
-      check();
-      const limit = query.limit ?? 5;
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-        throw new MemoryError(
-          "memory.bad-option",
-          `limit must be a whole number from 1 to 100, not ${limit}`,
-          {
-            hint: "Ask for at most 100 hits",
-          },
-        );
-      }
-      const pendingError = await serial(async () => {
-        await catchUpNow();
-        return embedPending();
-      });
-      const terms = queryTerms(query.text);
-      const scope: MemoryScope = {
-        ...(query.actor !== undefined ? { actor: query.actor } : {}),
-        ...(query.exclude ? { exclude: query.exclude } : {}),
-      };
-      if (!embedder) {
-        const found = await backend.search(terms, scope, limit);
-        return { hits: ranked(found), ranking: "fts", terms };
-      }
-      const pool = Math.max(limit * 4, 20);
-      const textual = await backend.search(terms, scope, pool);
-      let semantic: ScoredEntry[];
       try {
-        const [vector] = await embedder.embed([query.text.trim() === "" ? " " : query.text]);
-        semantic = await backend.nearest(embedder.model, vector!, scope, pool);
+        return await searchNow(query);
       } catch (error) {
-        if (!(error instanceof MemoryError && error.code === "memory.embedding-failed"))
-          throw error;
-        return {
-          hits: ranked(textual.slice(0, limit)),
-          ranking: "fts",
-          terms,
-          degraded: error.message,
-        };
+        throw storageError(error, "searching");
       }
-      return {
-        hits: fuse([textual, semantic], limit),
-        ranking: "hybrid",
-        terms,
-        ...(pendingError ? { degraded: `some entries have no vector yet: ${pendingError}` } : {}),
-      };
     },
     reindex() {
       check();

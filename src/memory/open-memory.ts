@@ -1,8 +1,9 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants, existsSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { type EventStore, resolveStoreLocation, sqlitePaths } from "../log/index.js";
 import { type Embedder, embedderFromEnv } from "./embedder.js";
 import type { MemoryBackend } from "./memory-backend.js";
+import { MemoryError } from "./memory-error.js";
 import { createMemoryIndex, type MemoryIndex } from "./memory-index.js";
 import { openPostgresMemory } from "./postgres-memory.js";
 import { openSqliteMemory, sqliteMemoryFile } from "./sqlite-memory.js";
@@ -20,6 +21,12 @@ export interface OpenMemoryOptions {
   embedder?: Embedder | null;
   /** PostgreSQL: the schema holding the log's tables (default `public`). */
   schema?: string;
+  /**
+   * SQLite: when the index file cannot be opened or read (`memory.storage`: damaged, or not a
+   * memory index), delete it and build a new one from the log instead of failing (what
+   * `spool memory reindex` does). Default false: the error is thrown.
+   */
+  replaceDamaged?: boolean;
 }
 
 /**
@@ -48,13 +55,25 @@ export async function openMemoryIndex(options: OpenMemoryOptions): Promise<Memor
     });
   } else {
     const file = sqliteMemoryFile(sqlitePaths(location.target).file);
-    backend = openSqliteMemory(writable(file) ? file : ":memory:");
+    const target = writable(file) ? file : ":memory:";
+    try {
+      return await caughtUp(options.store, openSqliteMemory(target), embedder);
+    } catch (error) {
+      if (!(options.replaceDamaged && isStorageError(error) && target !== ":memory:")) throw error;
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
+      return caughtUp(options.store, openSqliteMemory(target), embedder);
+    }
   }
-  const index = createMemoryIndex({
-    store: options.store,
-    backend,
-    ...(embedder ? { embedder } : {}),
-  });
+  return caughtUp(options.store, backend, embedder);
+}
+
+/** The index over `backend`, caught up with the log (closed again when that fails). */
+async function caughtUp(
+  store: EventStore,
+  backend: MemoryBackend,
+  embedder: Embedder | undefined,
+): Promise<MemoryIndex> {
+  const index = createMemoryIndex({ store, backend, ...(embedder ? { embedder } : {}) });
   try {
     await index.catchUp();
   } catch (error) {
@@ -62,6 +81,10 @@ export async function openMemoryIndex(options: OpenMemoryOptions): Promise<Memor
     throw error;
   }
   return index;
+}
+
+function isStorageError(error: unknown): boolean {
+  return error instanceof MemoryError && error.code === "memory.storage";
 }
 
 /** True when `file` can be written, or made in a folder that can be written. */

@@ -38,6 +38,8 @@ type EntryRow = {
 };
 
 const ENTRY_COLUMNS = "id, continuity, thread, kind, ref, text, ts, seq, hash";
+/** The most matches one search ranks: the newest ones, when a query matches more (as on SQLite). */
+const CANDIDATES = 1000;
 
 /**
  * Opens the memory index in the PostgreSQL database of a store, creating its tables
@@ -193,11 +195,16 @@ class PostgresMemory implements MemoryBackend {
     if (terms.length === 0 || limit <= 0) return [];
     const params: unknown[] = [websearchText(terms)];
     const where = scopeSql(scope, params, this.#t.actors);
-    params.push(limit);
+    params.push(CANDIDATES, limit);
+    // The GIN index finds the matches; ts_rank_cd (which reads each match's tsvector) ranks only
+    // the newest CANDIDATES of them within the scope, so a broad query costs a bounded ranking.
     const result = await this.#query<EntryRow & { score: number }>(
       `SELECT ${ENTRY_COLUMNS}, ts_rank_cd(tsv, query) AS score
-         FROM ${this.#t.entries}, websearch_to_tsquery('english', $1) AS query
-        WHERE tsv @@ query${where}
+         FROM (SELECT ${ENTRY_COLUMNS}, tsv, query
+                 FROM ${this.#t.entries}, websearch_to_tsquery('english', $1) AS query
+                WHERE tsv @@ query${where}
+                ORDER BY seq DESC
+                LIMIT $${params.length - 1}) AS candidates
         ORDER BY score DESC, seq DESC
         LIMIT $${params.length}`,
       params,

@@ -11,8 +11,8 @@ import {
   vectorBytes,
 } from "./memory-backend.js";
 import type { IndexOperation, MemoryEntry, MemoryKind } from "./memory-entry.js";
-import { MemoryError } from "./memory-error.js";
-import { fts5Match } from "./memory-query.js";
+import { MemoryError, REINDEX_HINT } from "./memory-error.js";
+import { scoped, searchRows } from "./sqlite-search.js";
 
 /** The schema version of a memory file this code reads and writes. */
 const SCHEMA_VERSION = 1;
@@ -44,14 +44,10 @@ CREATE TABLE IF NOT EXISTS memory_actors (
 ) WITHOUT ROWID;
 `;
 
-/** A term in more than this share of the entries is too common to rank on (when others are not). */
-const COMMON_SHARE = 0.01;
-/** ...and never below this many entries: in a small index every term tells. */
-const COMMON_MIN = 500;
-/** The most matches one search ranks by bm25: the newest ones, when a query matches more. */
-const CANDIDATES = 1000;
-/** Terms kept, all ANDed, when every term of a query is common. */
-const COMMON_TERMS = 3;
+/** Bytes of the file mapped into memory for reading. */
+const MMAP_BYTES = 256 * 2 ** 20;
+/** KiB of pages the connection caches. */
+const CACHE_KIB = 32 * 1024;
 
 const ENTRY_COLUMNS = "e.id, e.continuity, e.thread, e.kind, e.ref, e.text, e.ts, e.seq, e.hash";
 
@@ -86,6 +82,10 @@ export function openSqliteMemory(file: string): MemoryBackend {
     db.pragma("journal_mode = WAL");
     // Derived state: a power cut may lose the newest writes, which the next catch-up redoes.
     db.pragma("synchronous = NORMAL");
+    // Searches read postings all over the file: map it, and keep more of it cached than the
+    // default 2 MiB (both are bounds, not allocations).
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     db.exec(DDL);
     const version = db
       .prepare("SELECT value FROM memory_meta WHERE key = 'schema_version'")
@@ -113,7 +113,7 @@ export function openSqliteMemory(file: string): MemoryBackend {
       `cannot open the memory index ${file}: ${(error as Error).message}`,
       {
         cause: error,
-        hint: "Delete the file if it is damaged: the index is rebuilt from the log (`spool memory reindex`)",
+        hint: REINDEX_HINT,
       },
     );
   }
@@ -205,70 +205,14 @@ class SqliteMemory implements MemoryBackend {
     scope: MemoryScope,
     limit: number,
   ): Promise<ScoredEntry[]> {
-    if (terms.length === 0 || limit <= 0) return [];
-    const { telling, common } = this.#tellingTerms(terms);
-    if (telling.length === 0) return [];
-    // Every telling term first (AND: few rows, the most relevant); any of them (OR) only when
-    // that finds too few, and never for common terms alone (each matches much of the index).
-    if (telling.length > 1 || common) {
-      const all = this.#ranked(fts5Match(telling, "AND"), scope, limit);
-      if (all.length >= limit || common) return all;
-    }
-    return this.#ranked(fts5Match(telling, "OR"), scope, limit);
-  }
-
-  /**
-   * The terms worth ranking on: those that match something, without the ones common enough to
-   * tell nothing (in more than COMMON_SHARE of the entries); when every term is common, the first
-   * COMMON_TERMS of them, to be ANDed (`common`). Document
-   * frequencies are counted in the full-text index, each up to the common threshold.
-   */
-  #tellingTerms(terms: readonly string[]): { telling: string[]; common: boolean } {
-    const size = (this.#statement("SELECT max(rowid) FROM memory_entries").pluck().get() ??
-      0) as number;
-    const common = Math.max(COMMON_MIN, Math.ceil(size * COMMON_SHARE));
-    const df = this.#statement(
-      "SELECT count(*) FROM (SELECT 1 FROM memory_text WHERE memory_text MATCH ? LIMIT ?)",
-    ).pluck();
-    const found = terms
-      .map((term) => ({ term, df: df.get(fts5Match([term], "OR"), common) as number }))
-      .filter(({ df }) => df > 0);
-    const rare = found.filter(({ df }) => df < common);
-    if (rare.length > 0 || found.length === 0)
-      return { telling: rare.map(({ term }) => term), common: false };
-    return { telling: found.slice(0, COMMON_TERMS).map(({ term }) => term), common: true };
-  }
-
-  /**
-   * The best `limit` entries within `scope` for an FTS5 `match`, by bm25. The ranking runs on the
-   * full-text index alone (`ORDER BY rank LIMIT`), over the newest CANDIDATES matches at most, and
-   * the scope filters its best rows: fetched wider and wider until the scope leaves enough or the
-   * candidates run out.
-   */
-  #ranked(match: string, scope: MemoryScope, limit: number): ScoredEntry[] {
-    const floor = (this.#statement(
-      "SELECT rowid FROM memory_text WHERE memory_text MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-    )
-      .pluck()
-      .get(match, CANDIDATES - 1) ?? 0) as number;
-    const { sql, params } = scoped(
-      `SELECT ${ENTRY_COLUMNS}, m.score AS score FROM (SELECT rowid, rank AS score FROM memory_text WHERE memory_text MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) AS m JOIN memory_entries e ON e.rowid = m.rowid WHERE 1`,
-      scope,
+    const rows = searchRows((sql) => this.#statement(sql), terms, scope, limit);
+    const byRow = this.#statement(
+      `SELECT ${ENTRY_COLUMNS} FROM memory_entries e WHERE e.rowid = ?`,
     );
-    const statement = this.#statement(`${sql} ORDER BY m.score LIMIT ?`);
-    for (let fetch = Math.max(limit * 8, 64); ; fetch *= 8) {
-      const rows = statement.all(match, floor, fetch, ...params, limit) as (EntryRow & {
-        score: number;
-      })[];
-      if (rows.length >= limit || fetch >= CANDIDATES)
-        return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
-      const total = this.#statement(
-        "SELECT count(*) FROM (SELECT rowid FROM memory_text WHERE memory_text MATCH ? AND rowid >= ? LIMIT ?)",
-      )
-        .pluck()
-        .get(match, floor, fetch) as number;
-      if (total < fetch) return rows.map((row) => ({ entry: toEntry(row), score: -row.score }));
-    }
+    return rows.map(({ rowid, score }) => ({
+      entry: toEntry(byRow.get(rowid) as EntryRow),
+      score,
+    }));
   }
 
   async unembedded(model: string, limit: number): Promise<MemoryEntry[]> {
@@ -320,6 +264,11 @@ class SqliteMemory implements MemoryBackend {
     return this.#db.prepare("SELECT count(*) FROM memory_entries").pluck().get() as number;
   }
 
+  async compact(): Promise<void> {
+    // One segment instead of many: each term is looked up once per search, not once per segment.
+    this.#db.prepare("INSERT INTO memory_text (memory_text) VALUES ('optimize')").run();
+  }
+
   async clear(): Promise<void> {
     this.#db
       .transaction(() => {
@@ -342,22 +291,6 @@ class SqliteMemory implements MemoryBackend {
     }
     return statement;
   }
-}
-
-/** `sql` narrowed to `scope`: the SQL and its parameters after the ones `sql` already has. */
-function scoped(sql: string, scope: MemoryScope): { sql: string; params: string[] } {
-  const params: string[] = [];
-  let text = sql;
-  const exclude = scope.exclude ?? [];
-  if (exclude.length > 0) {
-    text += ` AND e.continuity NOT IN (${exclude.map(() => "?").join(", ")})`;
-    params.push(...exclude);
-  }
-  if (scope.actor !== undefined) {
-    text += " AND e.continuity IN (SELECT continuity FROM memory_actors WHERE actor = ?)";
-    params.push(scope.actor);
-  }
-  return { sql: text, params };
 }
 
 function toEntry(row: EntryRow): MemoryEntry {

@@ -98,7 +98,9 @@ export function isCompared(event: { type: string; stream?: StreamRef; data?: unk
  * recorded results), so it cannot re-derive these; the decisions around them (dispatch, result,
  * next context) it does. So are the reads of feed sources on their `feed@<id>` steps (and the
  * workflows they ran): replay serves the feeds from `context.feeds` and reads no source. A workflow's graph is not among them: replay runs the workflow, with
- * its inner actions answered from the log, and compares every graph event.
+ * its inner actions answered from the log, and compares every graph event. A failing memory index
+ * (`memory.failed`) is the world's too: replay never opens the index, and gives the thread no
+ * memory, as the failure did.
  */
 export function isWorldRecord(event: {
   type: string;
@@ -110,6 +112,7 @@ export function isWorldRecord(event: {
     event.type.startsWith("browser.") ||
     event.type.startsWith("kv.") ||
     event.type.startsWith("mcp.") ||
+    event.type === "memory.failed" ||
     (event.stream !== undefined && isFeedSourceStream(event.stream.id))
   );
 }

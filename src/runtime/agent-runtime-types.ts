@@ -11,7 +11,7 @@ import type { ContinuationConfig } from "../directives/index.js";
 import type { FeedRegistryState } from "../feeds/index.js";
 import type { HookEntry } from "../hooks/index.js";
 import type { EventStore } from "../log/index.js";
-import type { MemoryRecaller } from "../memory/index.js";
+import type { MemoryIndex, MemoryRecaller } from "../memory/index.js";
 import type { ModelCatalogue, Provider, TokenEstimator } from "../providers/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import type { ThreadRunResult } from "./agent-loop-types.js";
@@ -127,6 +127,12 @@ export interface AgentRuntimeOptions {
    * choices the log recorded. None: threads start without memory.
    */
   memory?: MemoryRecaller;
+  /**
+   * The store's memory index, searched by the `memory` context feed an agent may declare
+   * (`source: { type: internal, action: memory }`) for the newest user turn. None: that feed
+   * fails with `memory.unavailable` (and the session warns once).
+   */
+  memoryIndex?: MemoryIndex;
   /** The foreground agent's context feeds (an agent manifest's `context_feeds`). */
   feeds?: RuntimeFeeds;
   /**

@@ -13,7 +13,7 @@ import { recordRunStop, recordThreadResumed } from "./run-stop.js";
 import { createSessionDriver, createSessionWorker, inputBudget } from "./session-continuity.js";
 import { feedSourcePath, sessionExecutors } from "./session-executors.js";
 import { createSessionFeeds, type SessionFeeds, type StepFeeds } from "./session-feeds.js";
-import { recordRecall, turnInput } from "./session-memory.js";
+import { SessionMemory, turnInput } from "./session-memory.js";
 import { SessionSources } from "./session-sources.js";
 import type { RuntimeShared, SessionRun } from "./session-types.js";
 import { SessionWindows } from "./session-windows.js";
@@ -64,6 +64,7 @@ export class ContinuitySession {
   #worker: SummaryWorker | undefined;
   #driver: ContinuityDriver | undefined;
   #feeds: SessionFeeds | undefined;
+  #memory: SessionMemory | undefined;
   #files: ThreadFiles | undefined;
   #windows: SessionWindows | undefined;
   #sources: SessionSources | undefined;
@@ -106,6 +107,19 @@ export class ContinuitySession {
     return this.#windows;
   }
 
+  /** Memory from other continuities: recall, the `memory` feed, the one warning of a failing index. */
+  get memory(): SessionMemory {
+    const { options } = this.shared;
+    this.#memory ??= new SessionMemory({
+      store: options.store,
+      continuity: this.continuity,
+      recaller: options.memory,
+      index: options.memoryIndex,
+      observer: options.observer,
+    });
+    return this.#memory;
+  }
+
   /** The foreground agent's context feeds. */
   get feeds(): SessionFeeds {
     const { options } = this.shared;
@@ -113,6 +127,7 @@ export class ContinuitySession {
       store: options.store,
       continuity: this.continuity,
       ...(options.feeds ? { feeds: options.feeds } : {}),
+      internalSources: this.memory.feedSources(() => this.state?.foreground),
       sources: feedSourcePath(this),
       ...(options.recordedFeeds ? { recorded: options.recordedFeeds } : {}),
       ...(options.recordedFeedRegistry ? { registry: options.recordedFeedRegistry } : {}),
@@ -330,7 +345,7 @@ export class ContinuitySession {
     // The turn's seq is known when it was in the log at load; else it is after what the
     // foreground's history has read.
     const known = state.turnSeqs.get(turn);
-    const input = options.memory
+    const input = this.memory.wanted
       ? await turnInput(
           store,
           this.continuity,
@@ -341,6 +356,7 @@ export class ContinuitySession {
         )
       : undefined;
     this.actor = input?.actor;
+    if (input) this.memory.conversation = input;
     let thread = state.foreground;
     if (thread === undefined || state.threads.get(thread)?.ended !== undefined) {
       const previous = thread !== undefined ? this.histories.get(thread) : undefined;
@@ -379,7 +395,7 @@ export class ContinuitySession {
       state.foreground = thread;
       await this.driver.fire("thread.started", { thread, directive: agent.directive }, thread);
       if (input) {
-        await recordRecall(store, options.memory, {
+        await this.memory.recall({
           continuity: this.continuity,
           thread,
           trigger: "start",

@@ -36,6 +36,8 @@ export type RunStatus =
  *   its answer is for; also a delivery turn this runtime's sources appended (`origin` `source`,
  *   with `delivery`), which a chat shows as one line rather than its digest.
  * - `handoff`: the thread was continued in a new one (one quiet line in a chat).
+ * - `memory-notice`: once per session, the memory index failed (its `code`, and in `text` what
+ *   happened and how to fix it); the session runs on without memory.
  * - `model-notice`: once per run and model, what the user should know of the model: its window
  *   was assumed (with the config.yaml line that says it), or it is deprecated (one dim line).
  */
@@ -73,6 +75,7 @@ export type RunNotice =
     }
   | { type: "handoff"; from: string; to: string; reason: string }
   | { type: "model-notice"; model: string; text: string }
+  | { type: "memory-notice"; code: string; text: string }
   | {
       type: "run-ended";
       thread: string;

@@ -13,7 +13,6 @@ import { builtinHooks } from "./builtin-hooks.js";
 import { type ContinuityDriver, createContinuityDriver } from "./continuity-driver.js";
 import type { ContinuitySession } from "./continuity-session.js";
 import { sessionExecutors } from "./session-executors.js";
-import { recordRecall } from "./session-memory.js";
 import { runSingleAction } from "./single-action.js";
 import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
@@ -105,7 +104,7 @@ export function createSessionDriver(session: ContinuitySession): ContinuityDrive
     ...(options.memory
       ? {
           recall: (thread: string, query: string) =>
-            recordRecall(store, options.memory, {
+            session.memory.recall({
               continuity: session.continuity,
               thread,
               trigger: "handoff",

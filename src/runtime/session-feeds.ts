@@ -14,6 +14,7 @@ import {
   feedProjection,
   feedSourceStep,
   feedVariables,
+  type InternalSources,
   renderFeeds,
 } from "../feeds/index.js";
 import type { EventStore } from "../log/index.js";
@@ -100,6 +101,8 @@ export function createSessionFeeds(options: {
   continuity: string;
   feeds?: RuntimeFeeds;
   sources?: FeedSourcePath;
+  /** Internal sources the runtime adds to the built-ins (the `memory` feed's). */
+  internalSources?: InternalSources;
   recorded?: (step: string) => RecordedStepFeeds | undefined;
   registry?: (step: string, actionId: string) => FeedRegistryState;
 }): SessionFeeds {
@@ -122,6 +125,7 @@ export function createSessionFeeds(options: {
     manifest: feeds.manifest,
     state,
     executors,
+    ...(options.internalSources ? { internalSources: options.internalSources } : {}),
     ...(feeds.clock ? { clock: feeds.clock } : {}),
     ...(feeds.timers ? { timers: feeds.timers } : {}),
     ...(feeds.env ? { env: feeds.env } : {}),

@@ -315,6 +315,9 @@ export function createChatRenderer(options: ChatRendererOptions): ChatRenderer {
       case "model-notice":
         endBlock();
         return print(style.dim(`note: ${oneLine(notice.text)}`));
+      case "memory-notice":
+        endBlock();
+        return print(style.yellow(`warning: ${oneLine(notice.text)}`));
       case "run-ended":
         return endRun(notice);
     }

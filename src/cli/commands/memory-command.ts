@@ -136,7 +136,13 @@ export async function memoryReindexCommand(ctx: CommandContext, args: string[]):
   const target = locateStore(ctx, values.db);
   if (!target.exists) throw storeNotFound(target);
   const rebuilt = await withStore(ctx, target, async (store) => {
-    const index = await openMemoryIndex({ store, db: target.db, cwd: ctx.io.cwd, env: ctx.io.env });
+    const index = await openMemoryIndex({
+      store,
+      db: target.db,
+      cwd: ctx.io.cwd,
+      env: ctx.io.env,
+      replaceDamaged: true,
+    });
     try {
       return await index.reindex();
     } finally {

@@ -173,6 +173,7 @@ class Notes {
 
   observe(notice: RunNotice): void {
     if (notice.type === "model-notice") this.say(`note: ${oneLine(notice.text)}`);
+    if (notice.type === "memory-notice") this.say(`warning: ${oneLine(notice.text)}`);
     if (notice.type === "retry") {
       const wait = formatDuration(Math.max(1_000, notice.delayMs));
       this.say(`↻ ${oneLine(notice.message)}: retrying in ${wait} (attempt ${notice.attempt})`);

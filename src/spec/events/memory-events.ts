@@ -48,4 +48,21 @@ export const memoryEvents = {
       degraded: z.string().max(2000).optional(),
     }),
   }),
+  "memory.failed": defineEvent({
+    description:
+      "The memory index could not be opened or searched when a thread asked for memory; the thread went on without it. Logged once per session (the first failure), with the error's code and how to fix it.",
+    criticality: "critical",
+    streams: ["thread"],
+    schema: z.strictObject({
+      /** What asked: a thread's recall at its `start` or `handoff`, or its `memory` context feed. */
+      trigger: z.enum(["start", "handoff", "feed"]),
+      error: z.strictObject({
+        /** A `memory.*` code (`memory.storage`: the index could not be opened or read). */
+        code: z.string().min(1).max(200),
+        message: z.string().max(20_000),
+        /** What to do about it, e.g. `spool memory reindex`. */
+        hint: z.string().max(2000).optional(),
+      }),
+    }),
+  }),
 };
