@@ -203,7 +203,14 @@ export async function foregroundDirective(
   store: EventStore,
   continuity: string,
 ): Promise<
-  | { directive: string; model?: string; agent?: string; inputs?: Record<string, unknown> }
+  | {
+      directive: string;
+      model?: string;
+      agent?: string;
+      inputs?: Record<string, unknown>;
+      /** A thread of the continuity was offered `memory.search` (`thread.started.memory`). */
+      memory?: true;
+    }
   | undefined
 > {
   const events: SpoolEvent[] = [];
@@ -226,6 +233,9 @@ export async function foregroundDirective(
         ...(thread.model !== undefined ? { model: thread.model } : {}),
         ...(agent !== undefined ? { agent } : {}),
         ...(inputs !== undefined ? { inputs } : {}),
+        ...(events.some((event) => isEvent(event, "thread.started") && event.data.memory === true)
+          ? { memory: true as const }
+          : {}),
       }
     : undefined;
 }

@@ -20,6 +20,9 @@ import { SessionWindows } from "./session-windows.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { screenshotsOf, ThreadHistory } from "./thread-history.js";
 
+/** The memory tool's name: its presence is recorded on `thread.started` for replay. */
+const MEMORY_SEARCH = "memory.search";
+
 export type { RuntimeShared, SessionRun } from "./session-types.js";
 
 /**
@@ -383,6 +386,7 @@ export class ContinuitySession {
           turn,
           ...(agent.manifest !== undefined ? { agent: agent.manifest } : {}),
           ...(agent.inputs !== undefined ? { inputs: { ...agent.inputs } } : {}),
+          ...(agent.tools.some((tool) => tool.name === MEMORY_SEARCH) ? { memory: true } : {}),
         },
       });
       state.threads.set(thread, {

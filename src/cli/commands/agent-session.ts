@@ -22,14 +22,29 @@ export {
   foregroundDirective,
 } from "../../app/index.js";
 
+/** Options of the CLI's `openAgentSession`: the app's, and what replay read from the log. */
+export interface CliSessionOptions extends AgentSessionOptions {
+  /**
+   * In replay (`world`): whether the run offered `memory.search` (`foregroundDirective`'s
+   * `memory`), so the replayed agent has the same tools. A live session offers it whenever
+   * memory is on (`SPOOL_MEMORY_TOKENS` is not 0).
+   */
+  replayMemory?: boolean;
+}
+
 /** Assembles the agent for `continuity` in the command's workspace and environment, and starts a runtime for it. */
 export function openAgentSession(
   ctx: CommandContext,
   store: EventStore,
   continuity: string,
-  options: AgentSessionOptions = {},
+  cliOptions: CliSessionOptions = {},
 ): AgentSession {
-  const memory = sessionMemory(ctx, store);
+  const { replayMemory, ...options } = cliOptions;
+  // Replay offers memory.search exactly when the run did (the log says), whatever the setting.
+  const memory =
+    options.world && !replayMemory
+      ? undefined
+      : sessionMemory(ctx, store, options.world !== undefined);
   const session = openAppSession(
     {
       workspace: ctx.io.cwd,
@@ -73,11 +88,11 @@ const DEFAULT_MEMORY_TOKENS = 1000;
  * agent the same tools): an index that cannot open fails each search with a typed error, and a
  * recall that fails leaves the thread without memory.
  */
-function sessionMemory(ctx: CommandContext, store: EventStore) {
+function sessionMemory(ctx: CommandContext, store: EventStore, replaying = false) {
   const tokens =
     parseInteger("memory", "SPOOL_MEMORY_TOKENS", ctx.io.env.SPOOL_MEMORY_TOKENS, 0) ??
     DEFAULT_MEMORY_TOKENS;
-  if (tokens === 0) return undefined;
+  if (tokens === 0 && !replaying) return undefined;
   const index = sessionMemoryIndex(ctx, store) ?? unreachableMemoryIndex(store.kind);
   return { index, recaller: createMemoryRecaller(index, { tokens }) };
 }

@@ -155,6 +155,7 @@ export async function replayCommand(ctx: CommandContext, args: string[]): Promis
           ...(foreground?.agent !== undefined ? { agent: foreground.agent } : {}),
           ...(foreground?.model !== undefined ? { model: foreground.model } : {}),
           ...(foreground?.inputs !== undefined ? { inputs: foreground.inputs } : {}),
+          replayMemory: foreground?.memory === true,
           provider: world.provider,
           world,
           mcp,

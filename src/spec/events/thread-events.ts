@@ -22,6 +22,11 @@ export const threadEvents = {
        * run gave any: resume and replay fill the same instructions from them.
        */
       inputs: z.record(z.string().max(200), z.unknown()).optional(),
+      /**
+       * The agent was offered `memory.search` (its session had a memory index): replay offers
+       * it too, so the tools it compiles are the run's.
+       */
+      memory: z.literal(true).optional(),
       /** A child thread (an `agent` action): the thread, step and action that spawned it. */
       parent: z
         .strictObject({
