@@ -22,6 +22,7 @@ import { TRACE_USAGE } from "./commands/trace.js";
 import { TRANSCRIPT_USAGE } from "./commands/transcript.js";
 import { VERIFY_USAGE } from "./commands/verify.js";
 import { WATCH_USAGE } from "./commands/watch.js";
+import { DB_HELP, HELP_HELP } from "./db-help.js";
 
 /** The help of one command: its one-line synopsis and the full text `--help` prints. */
 export interface CommandHelp {
@@ -29,9 +30,8 @@ export interface CommandHelp {
   text: string;
 }
 
-const DB = `  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)`;
-const HELP = "  -h, --help             Show this help";
+const DB = DB_HELP;
+const HELP = HELP_HELP;
 
 function help(
   synopsis: string,

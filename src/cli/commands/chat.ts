@@ -12,6 +12,7 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import {
@@ -65,9 +66,7 @@ Options:
   --directive <name>     Run this directive without a manifest
   --input <k=v>          A typed input of the directive, filling $k in its instructions (repeat
                          for several); a required input missing is refused, as by spool run
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 `,
 };
 

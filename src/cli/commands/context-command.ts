@@ -10,6 +10,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, oneLine, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
@@ -32,9 +33,7 @@ Options:
                          reference: model, system prompt artifact, ranges) as JSON
   --json                 Print one JSON object (the context.compiled data, the summaries and
                          pins resolved, and with --show the manifest)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool context

@@ -9,6 +9,7 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { oneLine } from "../format.js";
 import { redactSecrets } from "../redact.js";
 import type { CommandHelp } from "../usage.js";
@@ -27,9 +28,7 @@ notes, and how many notes, duplicates, compactions and commentaries there were.
 Options:
   --scores <n>           How many recent scores to show (default 20)
   --json                 One JSON object instead of text
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool frames

@@ -6,6 +6,7 @@ import {
   retireCurrentKey,
 } from "../../transcript/index.js";
 import { type CommandContext, DB_OPTION, parseCommandArgs, UsageError } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 
 /** Help of `spool keys` (the group): for the integrator to register in `USAGE`. */
@@ -34,9 +35,7 @@ Options:
   --keys <dir>           Where the key pair lives (default: $SPOOL_KEYS, then keys/ beside
                          a SQLite store, i.e. ./.spool/keys/)
   --force                Replace an existing key pair (keeping its public key)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool keys init

@@ -18,6 +18,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { mostRecentContinuity } from "./active-continuity.js";
@@ -55,9 +56,7 @@ login  Signs in to an HTTP MCP server that asks for OAuth: prints the URL to ope
 Options:
   --json                 list: one JSON object per server
   --agent <name>         serve: the agent manifest new continuities run (default assistant)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool mcp list

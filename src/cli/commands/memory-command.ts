@@ -10,12 +10,9 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, oneLine, renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
-
-const DB_HELP = `  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help`;
 
 /** Help of `spool memory`. */
 export const MEMORY_USAGE: CommandHelp = {
@@ -47,7 +44,7 @@ Options:
   --limit <n>            Hits to show, 1 to 100 (default 5)
   --actor <id>           Only continuities this actor took part in
   --json                 Print one JSON object per hit (the whole text)
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool memory search "billing deploy key"
@@ -65,7 +62,7 @@ fact, less what was unpinned or brought up to date), embedding each entry again 
 SPOOL_EMBEDDING_MODEL is set. Prints how many entries it holds and the log position reached.
 
 Options:
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool memory reindex

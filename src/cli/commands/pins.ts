@@ -11,6 +11,7 @@ import {
   type StoreTarget,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, oneLine, renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { type ContinuityFallback, withActiveContinuity } from "./active-continuity.js";
@@ -20,10 +21,6 @@ import { defaultActor } from "./continuities.js";
 export { appendPin, MAX_PIN_CHARS, type PinRow, pinsInForce, removePin };
 
 const CONTINUITY_OPTION = `  --continuity <id>      The continuity (default: the one \`spool chat\` continues)`;
-const DB_HELP = `  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help`;
-
 /** Help of `spool pin`. */
 export const PIN_USAGE: CommandHelp = {
   synopsis: "spool pin <text…> [--rule] [--continuity ID]",
@@ -38,7 +35,7 @@ starts with "-" after "--".
 Options:
   --rule                 Pin it as a rule to follow (default: a fact to know)
 ${CONTINUITY_OPTION}
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool pin "The staging database is read-only"
@@ -57,7 +54,7 @@ code 1 when no pin with that id is in force; \`spool pins\` lists them.
 
 Options:
 ${CONTINUITY_OPTION}
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool unpin pin-3f2a9c0d1e4b5a6c
@@ -75,7 +72,7 @@ pinned: id, kind, who pinned it (user, or the thread whose model did), when, and
 Options:
 ${CONTINUITY_OPTION}
   --json                 Print one JSON object per pin (the whole text)
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool pins

@@ -13,6 +13,7 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
 import {
@@ -37,9 +38,7 @@ not a crashed run. Named, it exits 1 saying so; once that process ends or dies (
 after SPOOL_LEASE_TTL_MS, default 15 s), it can be resumed.
 
 Options:
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 `,
 };
 
@@ -61,9 +60,7 @@ Options:
                          exits 1 on any difference; kept for scripts)
   --json                 Print the report as JSON
   --stall-seconds <n>    How long replay waits with nothing happening before it calls a run stuck (default 10)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 `,
 };
 

@@ -13,6 +13,7 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 import {
   ensureContinuity,
@@ -51,9 +52,7 @@ Options:
   --agent <name>         Use this agent manifest's tools and limits with the directive
   --continuity <id>      Run on this continuity (created when absent)
   --json                 Print the run's events as JSON lines instead
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool run demo

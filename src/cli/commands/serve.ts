@@ -11,15 +11,12 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, renderTable } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { openAgentSession, recordSessionMcp, sessionMcp } from "./agent-session.js";
 import { defaultActor } from "./continuities.js";
 import { cliLeaseOptions } from "./continuity-follower.js";
-
-const DB_HELP = `  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help`;
 
 /** Help of `spool serve`. */
 export const SERVE_USAGE: CommandHelp = {
@@ -36,7 +33,7 @@ Options:
   --host <address>       Interface to listen on (default 127.0.0.1, loopback only)
   --port <n>             Port (default 7400; 0 picks a free one)
   --cors <origin>        Allow browsers on this origin (repeat for several; default: none)
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool tokens create --actor alice --role owner
@@ -64,7 +61,7 @@ Options:
   --label <text>         What the token is for (create)
   --reason <text>        Why it is revoked (revoke)
   --json                 Print JSON
-${DB_HELP}
+${DB_HELP_LINES}
 
 Examples:
   spool tokens create --actor alice --role writer

@@ -8,6 +8,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, oneLine, plural, renderTable, type Style, truncate } from "../format.js";
 import { redactSecrets } from "../redact.js";
 import type { CommandHelp } from "../usage.js";
@@ -27,9 +28,7 @@ active one.
 
 Options:
   --json                 Print one JSON object per source (the full cursor and counts)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool sources

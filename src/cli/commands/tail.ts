@@ -6,6 +6,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
 import { defaultActor } from "./continuities.js";
@@ -32,9 +33,7 @@ the most recently active one.
 Options:
   --from-start           Show the whole continuity before following
   --json                 Print one JSON event per line instead (as \`spool log tail --json\`)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool tail

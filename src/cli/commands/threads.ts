@@ -6,6 +6,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { formatTime, oneLine, renderTable, truncate } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import { withActiveContinuity } from "./active-continuity.js";
@@ -25,9 +26,7 @@ continuation comes after its predecessor. Without a continuity: the most recentl
 
 Options:
   --json                 Print one JSON object per thread (full ids, the handoff, the seed)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool threads

@@ -21,6 +21,7 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 
 /** Help of `spool trace`. */
@@ -43,9 +44,7 @@ Options:
   --run <id>             Only the traces of this turn or thread id
   --content              Include message content (as
                          OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true does)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool trace home --json

@@ -14,6 +14,7 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import type { CommandHelp } from "../usage.js";
 
 /** The help of `spool transcript`, for the integrator to register in `USAGE`. */
@@ -29,9 +30,7 @@ replace a damaged file, or be compared with one (spool verify <file>).
 Options:
   --continuity <id>      The continuity holding the thread (default: the one where it started)
   --out <file>           Write the transcript to this file instead of printing it
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool transcript 01JC3V7Q8ZK2N5W4X6Y8A0B1C2

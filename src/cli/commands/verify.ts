@@ -22,6 +22,7 @@ import {
   UsageError,
   withStore,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { oneLine, plural } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 
@@ -47,9 +48,7 @@ Options:
   --strict               Also fail when a thread finished or handed off (thread.completed,
                          thread.continued) and no checkpoint signs it
   --json                 Print the report as one JSON object
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool verify home

@@ -17,6 +17,7 @@ import {
   parseIdentifier,
   UsageError,
 } from "../context.js";
+import { DB_HELP_LINES } from "../db-help.js";
 import { oneLine } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import {
@@ -66,9 +67,7 @@ Options:
   --for <duration>       Stop after this long: 30s, 5m, 2h, 1d
   --until-exhausted      Stop once every source has ended and all it read was delivered
   --json                 Print the continuity's events as JSON lines instead (as spool run --json)
-  --db <dir | file.db | postgres://…>
-                         Where the log lives (default: $SPOOL_DB, then ./.spool/)
-  -h, --help             Show this help
+${DB_HELP_LINES}
 
 Examples:
   spool watch
