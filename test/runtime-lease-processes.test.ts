@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openEventStore } from "../src/log/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
-import { anthropicTextFrames } from "./support/anthropic-sse.js";
 import { type BundledScript, bundleScript } from "./support/child-process.js";
 import { runSpool } from "./support/cli.js";
 import {
@@ -23,12 +22,9 @@ import {
   type Workspace,
 } from "./support/cli-e2e.js";
 import { seededRandom } from "./support/events.js";
+import { deferred, heldAnswer } from "./support/held-answers.js";
 import { createTestDatabase } from "./support/postgres-server.js";
-import {
-  type ReplayResponse,
-  type ReplayServer,
-  startReplayServer,
-} from "./support/replay-server.js";
+import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
 
 const KILLS = Number(process.env.SPOOL_KILLS ?? 1);
 const seed = Number(process.env.SPOOL_KILL_SEED ?? Date.now() % 100_000);
@@ -42,29 +38,6 @@ const WRITE = `<action type="tool" mode="sync" id="w1">${JSON.stringify({
   name: "fs.write",
   parameters: { path: "ledger.txt", content: LINE, mode: "append" },
 })}</action><response final="false">I wrote the line.</response>`;
-
-function textResponse(text: string, hold?: Promise<void>, arrived?: () => void): ReplayResponse {
-  return {
-    chunks: anthropicTextFrames([text]),
-    ...(hold !== undefined
-      ? {
-          beforeChunk: async (index: number) => {
-            if (index > 0) return;
-            arrived?.();
-            await hold;
-          },
-        }
-      : {}),
-  };
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 
 let bundle: BundledScript;
 beforeAll(async () => {
@@ -164,9 +137,9 @@ describe.each(["sqlite", "postgres"] as const)(
         const held = deferred();
         const arrived = deferred();
         s.server.respond(
-          textResponse(WRITE),
-          textResponse("<response>done writing</response>", held.promise, arrived.resolve),
-          textResponse("<response>answer to a queued turn</response>"),
+          heldAnswer(WRITE),
+          heldAnswer("<response>done writing</response>", held.promise, arrived.resolve),
+          heldAnswer("<response>answer to a queued turn</response>"),
         );
         const owner = s.spool(["chat", "--continuity", CONTINUITY]);
         owner.type("write the ledger\n");
@@ -248,16 +221,12 @@ describe.each(["sqlite", "postgres"] as const)(
           // The owner's calls are held until it is dead; a later process's are answered at once.
           const killed = deferred();
           s.server.respond(
-            textResponse(
+            heldAnswer(
               WRITE,
               point === "first call" ? killed.promise : undefined,
               firstArrived.resolve,
             ),
-            textResponse(
-              "<response>done writing</response>",
-              killed.promise,
-              secondArrived.resolve,
-            ),
+            heldAnswer("<response>done writing</response>", killed.promise, secondArrived.resolve),
           );
           const owner = s.spool(["chat", "--continuity", CONTINUITY]);
           owner.type("write the ledger\n");

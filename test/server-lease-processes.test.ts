@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openEventStore } from "../src/log/index.js";
 import type { SpoolEvent } from "../src/spec/index.js";
-import { anthropicTextFrames } from "./support/anthropic-sse.js";
 import { type BundledScript, bundleScript } from "./support/child-process.js";
 import { runSpool } from "./support/cli.js";
 import {
@@ -20,38 +19,11 @@ import {
   spoolBundled,
   type Workspace,
 } from "./support/cli-e2e.js";
+import { deferred, heldAnswer } from "./support/held-answers.js";
 import { createTestDatabase } from "./support/postgres-server.js";
-import {
-  type ReplayResponse,
-  type ReplayServer,
-  startReplayServer,
-} from "./support/replay-server.js";
+import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
 
 const CONTINUITY = "shared";
-
-/** A text answer; with `hold`, its first chunk waits for it (and `arrived` says the call is open). */
-function answer(text: string, hold?: Promise<void>, arrived?: () => void): ReplayResponse {
-  return {
-    chunks: anthropicTextFrames([text]),
-    ...(hold !== undefined
-      ? {
-          beforeChunk: async (index: number) => {
-            if (index > 0) return;
-            arrived?.();
-            await hold;
-          },
-        }
-      : {}),
-  };
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
 
 let bundle: BundledScript;
 beforeAll(async () => {
@@ -172,9 +144,9 @@ describe.each(["sqlite", "postgres"] as const)("spool serve beside spool chat on
       const held = deferred();
       const arrived = deferred();
       s.model.respond(
-        answer("<response>first answer</response>", held.promise, arrived.resolve),
-        answer("<response>answer to the http turn</response>"),
-        answer("<response>the server's own answer</response>"),
+        heldAnswer("<response>first answer</response>", held.promise, arrived.resolve),
+        heldAnswer("<response>answer to the http turn</response>"),
+        heldAnswer("<response>the server's own answer</response>"),
       );
       const token = await s.token();
       const chat = s.spool(["chat", "--continuity", CONTINUITY]);
@@ -219,9 +191,9 @@ describe.each(["sqlite", "postgres"] as const)("spool serve beside spool chat on
       const held = deferred();
       const arrived = deferred();
       s.model.respond(
-        answer("<response>the server's answer</response>", held.promise, arrived.resolve),
-        answer("<response>one queued answer</response>"),
-        answer("<response>another queued answer</response>"),
+        heldAnswer("<response>the server's answer</response>", held.promise, arrived.resolve),
+        heldAnswer("<response>one queued answer</response>"),
+        heldAnswer("<response>another queued answer</response>"),
       );
       const token = await s.token();
       const server = await s.serve();
