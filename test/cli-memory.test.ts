@@ -76,4 +76,31 @@ describe("spool memory", () => {
     expect(missing.code).toBe(1);
     expect(existsSync(join(temp.dir, "nowhere"))).toBe(false);
   });
+
+  it("counts a person who pinned a fact by hand among a continuity's actors", async () => {
+    await write(temp.store, [
+      ...continuityStart("ops", "bo"),
+      { ...pinEvent("ops", "p9", "The staging database lives on db-staging-7."), actor: "cy" },
+      // A pin the model made names no person: it makes nobody an actor.
+      {
+        continuity: "ops",
+        type: "context.pinned",
+        actor: "dee",
+        data: { id: "p10", kind: "fact", text: "The staging cache is warm.", by: "th-1" },
+      },
+    ]);
+    const mine = await spool([
+      "memory",
+      "search",
+      "staging",
+      "database",
+      "--actor",
+      "cy",
+      "--json",
+    ]);
+    expect(mine.code).toBe(0);
+    expect(mine.stdout).toContain("db-staging-7");
+    const theirs = await spool(["memory", "search", "staging", "--actor", "dee", "--json"]);
+    expect(theirs).toMatchObject({ code: 1, stdout: "" });
+  });
 });

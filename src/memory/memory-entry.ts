@@ -30,7 +30,7 @@ export type IndexOperation =
   | { op: "put"; entry: MemoryEntry }
   /** A pin was removed, or a summary was brought up to date by a newer one. */
   | { op: "remove"; continuity: string; kind: MemoryKind; ref: string }
-  /** An actor took part in a continuity (added to it, or added a turn). */
+  /** An actor took part in a continuity (added to it, added a turn, or pinned a fact). */
   | { op: "actor"; continuity: string; actor: string };
 
 /** The event types the index is derived from. */
@@ -95,6 +95,10 @@ export function indexOperations(event: SpoolEvent): IndexOperation[] {
             hash: textHash(data.text),
           },
         },
+        // Whoever pinned a fact by hand took part in the continuity (its memory is theirs too).
+        ...(event.actor && data.by === "user"
+          ? [{ op: "actor" as const, continuity, actor: event.actor }]
+          : []),
       ];
     }
     case "context.unpinned": {
