@@ -57,7 +57,11 @@ export {
   type RecallRequest,
   recordedRecaller,
 } from "./memory-recall.js";
-export { type MemorySearchToolOptions, memorySearchTool } from "./memory-tool.js";
+export {
+  type MemorySearchToolOptions,
+  memoryHitView,
+  memorySearchTool,
+} from "./memory-tool.js";
 export { type OpenMemoryOptions, openMemoryIndex } from "./open-memory.js";
 export { openPostgresMemory, type PostgresMemoryOptions } from "./postgres-memory.js";
 export { openSqliteMemory, sqliteMemoryFile } from "./sqlite-memory.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../actions/index.js";
 import { estimateTokens, truncateToTokens } from "../feeds/index.js";
-import type { MemoryIndex } from "./memory-index.js";
+import type { MemoryHit, MemoryIndex } from "./memory-index.js";
 
 /** What `memory.search` is built for: the index, and the continuity (and actor) it searches for. */
 export interface MemorySearchToolOptions {
@@ -52,21 +52,31 @@ export function memorySearchTool(options: MemorySearchToolOptions) {
       });
       return {
         ranking: found.ranking,
-        hits: found.hits.map((hit) => {
-          const tokens = estimateTokens(hit.text);
-          const text =
-            tokens > HIT_TOKENS ? truncateToTokens(hit.text, HIT_TOKENS).value : hit.text;
-          return {
-            id: hit.id,
-            kind: hit.kind,
-            continuity: hit.continuity,
-            ...(hit.thread !== undefined ? { thread: hit.thread } : {}),
-            date: hit.ts,
-            rank: hit.rank,
-            text,
-          };
-        }),
+        hits: found.hits.map((hit) =>
+          memoryHitView(
+            hit,
+            estimateTokens(hit.text) > HIT_TOKENS
+              ? truncateToTokens(hit.text, HIT_TOKENS).value
+              : hit.text,
+          ),
+        ),
       };
     },
   });
+}
+
+/**
+ * A hit as a reader of search results gets it (`memory.search`, `search_memory` in
+ * `spool mcp serve`): id, kind, continuity, thread, date, rank and `text` (the hit's, or a cut).
+ */
+export function memoryHitView(hit: MemoryHit, text = hit.text) {
+  return {
+    id: hit.id,
+    kind: hit.kind,
+    continuity: hit.continuity,
+    ...(hit.thread !== undefined ? { thread: hit.thread } : {}),
+    date: hit.ts,
+    rank: hit.rank,
+    text,
+  };
 }

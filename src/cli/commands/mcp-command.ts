@@ -8,7 +8,7 @@ import {
   type McpServerConfig,
   mcpRelicName,
 } from "../../mcp/index.js";
-import type { MemoryIndex } from "../../memory/index.js";
+import { type MemoryIndex, memoryHitView } from "../../memory/index.js";
 import { describeError, type EventData } from "../../spec/index.js";
 import {
   type CommandContext,
@@ -199,18 +199,7 @@ export async function mcpServe(ctx: CommandContext, args: string[]): Promise<num
 /** `search_memory`: the hits of the whole workspace's memory, each with its text. */
 async function searchMemory(index: MemoryIndex, query: string, limit: number) {
   const found = await index.search({ text: query, limit: Math.min(Math.max(limit, 1), 100) });
-  return {
-    ranking: found.ranking,
-    hits: found.hits.map((hit) => ({
-      id: hit.id,
-      kind: hit.kind,
-      continuity: hit.continuity,
-      ...(hit.thread !== undefined ? { thread: hit.thread } : {}),
-      date: hit.ts,
-      rank: hit.rank,
-      text: hit.text,
-    })),
-  };
+  return { ranking: found.ranking, hits: found.hits.map((hit) => memoryHitView(hit)) };
 }
 
 /** The id of the continuity called `given` (an id, else the title of one), or `given` itself. */
