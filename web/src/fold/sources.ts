@@ -100,12 +100,19 @@ export class SourcesFold {
 }
 
 /**
- * A cursor as the table shows it: the log keeps each adapter's cursor as a JSON object (a file's
- * offset and identity, a dataset's file and line), shown as compact JSON, at most 120 characters.
+ * A cursor as the table shows it, in a few characters (as `spool sources` does): a file's offset
+ * (`@12,480`), a dataset's file and offset, an SSE stream's last id; any other adapter's cursor
+ * as compact JSON, at most 60 characters.
  */
 function cursorText(cursor: unknown): string | undefined {
   if (typeof cursor === "string") return cursor;
   if (cursor === null || typeof cursor !== "object") return undefined;
+  const fields = cursor as Record<string, unknown>;
+  if (typeof fields.offset === "number") {
+    const at = `@${fields.offset.toLocaleString("en-US")}`;
+    return typeof fields.file === "string" ? `${fields.file} ${at}` : at;
+  }
+  if (typeof fields.last_event_id === "string") return `id ${fields.last_event_id}`;
   const text = JSON.stringify(cursor);
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
