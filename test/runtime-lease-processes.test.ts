@@ -9,22 +9,14 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { openEventStore } from "../src/log/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { type BundledScript, bundleScript } from "./support/child-process.js";
 import { runSpool } from "./support/cli.js";
-import {
-  createWorkspace,
-  eventsOf,
-  type SpoolProcess,
-  spoolBundled,
-  type Workspace,
-} from "./support/cli-e2e.js";
+import { eventsOf } from "./support/cli-e2e.js";
 import { seededRandom } from "./support/events.js";
 import { deferred, heldAnswer } from "./support/held-answers.js";
-import { createTestDatabase } from "./support/postgres-server.js";
-import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
+import { type LeaseProcesses, leaseProcesses } from "./support/lease-processes.js";
 
 const KILLS = Number(process.env.SPOOL_KILLS ?? 1);
 const seed = Number(process.env.SPOOL_KILL_SEED ?? Date.now() % 100_000);
@@ -45,66 +37,22 @@ beforeAll(async () => {
 });
 afterAll(() => bundle?.remove());
 
-interface Setup {
-  workspace: Workspace;
-  server: ReplayServer;
-  db: string;
-  spool(args: string[]): SpoolProcess;
+interface Setup extends Omit<LeaseProcesses, "events"> {
   events(): Promise<SpoolEvent[]>;
   leaseLive(): Promise<boolean>;
   ledger(): string;
-  close(): Promise<void>;
 }
 
 async function setup(kind: "sqlite" | "postgres"): Promise<Setup> {
-  const workspace = createWorkspace("spool-lease-");
-  const server = await startReplayServer();
-  const db =
-    kind === "postgres"
-      ? await createTestDatabase(inject("postgresUrl"))
-      : join(workspace.dir, ".spool");
-  const env = workspace.env({
-    ANTHROPIC_API_KEY: "sk-ant-lease-test-000000000000000",
-    ANTHROPIC_BASE_URL: server.url,
-    SPOOL_DB: db,
-    SPOOL_LEASE_TTL_MS: String(TTL_MS),
-    SPOOL_DURABILITY: "fast",
-  });
-  const running: SpoolProcess[] = [];
-  const withStore = async <T>(
-    work: (store: Awaited<ReturnType<typeof openEventStore>>) => Promise<T>,
-  ) => {
-    const store = await openEventStore({ db, env: {} });
-    try {
-      return await work(store);
-    } finally {
-      await store.close();
-    }
-  };
+  const processes = await leaseProcesses(kind, bundle, { prefix: "spool-lease-", ttlMs: TTL_MS });
   return {
-    workspace,
-    server,
-    db,
-    spool(args) {
-      const child = spoolBundled(bundle, args, { cwd: workspace.dir, env });
-      running.push(child);
-      return child;
-    },
-    events: () =>
-      withStore(async (store) => {
-        const events: SpoolEvent[] = [];
-        for await (const event of store.read({ continuity: CONTINUITY })) events.push(event);
-        return events;
-      }),
-    leaseLive: () => withStore(async (store) => (await store.lease(CONTINUITY))?.live === true),
+    ...processes,
+    events: () => processes.events(CONTINUITY),
+    leaseLive: () =>
+      processes.withStore(async (store) => (await store.lease(CONTINUITY))?.live === true),
     ledger: () => {
-      const file = join(workspace.dir, "ledger.txt");
+      const file = join(processes.workspace.dir, "ledger.txt");
       return existsSync(file) ? readFileSync(file, "utf8") : "";
-    },
-    async close() {
-      for (const child of running) child.kill();
-      await server.close();
-      workspace.remove();
     },
   };
 }
@@ -136,7 +84,7 @@ describe.each(["sqlite", "postgres"] as const)(
       try {
         const held = deferred();
         const arrived = deferred();
-        s.server.respond(
+        s.model.respond(
           heldAnswer(WRITE),
           heldAnswer("<response>done writing</response>", held.promise, arrived.resolve),
           heldAnswer("<response>answer to a queued turn</response>"),
@@ -169,7 +117,7 @@ describe.each(["sqlite", "postgres"] as const)(
         );
         await run.shows(/another process \(pid \d+ on .+\) is running this continuity; queued/);
         // Nothing ran beside the owner: one model call each, the held one still open.
-        expect(s.server.requests).toHaveLength(2);
+        expect(s.model.requests).toHaveLength(2);
 
         held.resolve();
         expect(await run.exited).toMatchObject({ code: 0 });
@@ -196,7 +144,7 @@ describe.each(["sqlite", "postgres"] as const)(
           "completed",
         ]);
         // Two queued turns, one request each: four in all.
-        expect(s.server.requests).toHaveLength(4);
+        expect(s.model.requests).toHaveLength(4);
         expect(await s.leaseLive()).toBe(false);
         expect(await replayVerify(s)).toMatch(/^identical: /);
       } finally {
@@ -220,7 +168,7 @@ describe.each(["sqlite", "postgres"] as const)(
           const secondArrived = deferred();
           // The owner's calls are held until it is dead; a later process's are answered at once.
           const killed = deferred();
-          s.server.respond(
+          s.model.respond(
             heldAnswer(
               WRITE,
               point === "first call" ? killed.promise : undefined,

@@ -6,22 +6,13 @@
  * `spool run --continuity` queues, and the server runs what they queued. Every turn is answered
  * exactly once, by one model call, and the log replays.
  */
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { openEventStore } from "../src/log/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpoolEvent } from "../src/spec/index.js";
 import { type BundledScript, bundleScript } from "./support/child-process.js";
 import { runSpool } from "./support/cli.js";
-import {
-  createWorkspace,
-  eventsOf,
-  type SpoolProcess,
-  spoolBundled,
-  type Workspace,
-} from "./support/cli-e2e.js";
+import { eventsOf, type SpoolProcess } from "./support/cli-e2e.js";
 import { deferred, heldAnswer } from "./support/held-answers.js";
-import { createTestDatabase } from "./support/postgres-server.js";
-import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
+import { type LeaseProcesses, leaseProcesses } from "./support/lease-processes.js";
 
 const CONTINUITY = "shared";
 
@@ -31,44 +22,22 @@ beforeAll(async () => {
 });
 afterAll(() => bundle?.remove());
 
-interface Setup {
-  workspace: Workspace;
-  model: ReplayServer;
-  db: string;
-  spool(args: string[]): SpoolProcess;
+interface Setup extends Omit<LeaseProcesses, "events"> {
   /** Starts `spool serve --port 0` and resolves with its URL once it listens. */
   serve(): Promise<{ process: SpoolProcess; url: string }>;
   /** An owner token's secret. */
   token(): Promise<string>;
   events(): Promise<SpoolEvent[]>;
-  close(): Promise<void>;
 }
 
 async function setup(kind: "sqlite" | "postgres"): Promise<Setup> {
-  const workspace = createWorkspace("spool-serve-lease-");
-  const model = await startReplayServer();
-  const db =
-    kind === "postgres"
-      ? await createTestDatabase(inject("postgresUrl"))
-      : join(workspace.dir, ".spool");
-  const env = workspace.env({
-    ANTHROPIC_API_KEY: "sk-ant-serve-lease-0000000000000000",
-    ANTHROPIC_BASE_URL: model.url,
-    SPOOL_DB: db,
-    SPOOL_LEASE_TTL_MS: "2000",
-    SPOOL_DURABILITY: "fast",
+  const processes = await leaseProcesses(kind, bundle, {
+    prefix: "spool-serve-lease-",
+    ttlMs: 2_000,
   });
-  const running: SpoolProcess[] = [];
-  const spool = (args: string[]) => {
-    const child = spoolBundled(bundle, args, { cwd: workspace.dir, env });
-    running.push(child);
-    return child;
-  };
+  const { workspace, db, spool } = processes;
   return {
-    workspace,
-    model,
-    db,
-    spool,
+    ...processes,
     async serve() {
       const process = spool(["serve", "--port", "0"]);
       process.child.stdin.end();
@@ -84,21 +53,7 @@ async function setup(kind: "sqlite" | "postgres"): Promise<Setup> {
       expect(made.code).toBe(0);
       return made.stdout.trim();
     },
-    async events() {
-      const store = await openEventStore({ db, env: {} });
-      try {
-        const events: SpoolEvent[] = [];
-        for await (const event of store.read({ continuity: CONTINUITY })) events.push(event);
-        return events;
-      } finally {
-        await store.close();
-      }
-    },
-    async close() {
-      for (const child of running) child.kill();
-      await model.close();
-      workspace.remove();
-    },
+    events: () => processes.events(CONTINUITY),
   };
 }
 
