@@ -64,12 +64,30 @@ describe("action log over a SQLite EventStore", () => {
     scheduler.end();
     await scheduler.settled();
     expect(seenByExecutor).toEqual([["action.dispatched"]]);
+    // Settled: the terminal events are queued in order; what the step appends next follows them.
+    const next = await store.append({
+      continuity: "c1",
+      stream: { kind: "step", id: "s1" },
+      type: "step.completed",
+      data: {
+        kind: "model",
+        thread: "t",
+        index: 0,
+        provider: "p",
+        model: "m",
+        usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+        stop_reason: "end",
+        duration_ms: 0,
+      },
+    });
     const events = await readAll();
     expect(events.map((e) => e.type)).toEqual([
       "action.dispatched",
       "action.started",
       "action.succeeded",
+      "step.completed",
     ]);
+    expect(events.at(-1)!.seq).toBe(next.seq);
     expect(events.every((e) => e.stream.kind === "step" && e.stream.id === "s1")).toBe(true);
     expect(events[0]!.data).toMatchObject({ action_id: "a1", parameters: { q: 1 }, mode: "sync" });
   });

@@ -28,7 +28,7 @@ export class ActionEntry implements AttemptHost {
   state: "waiting" | "dispatching" | "running" = "waiting";
   /** Set once, when the terminal event is written. */
   finished = false;
-  /** True once the terminal events are durable. */
+  /** True once the terminal events are in the log's queue, in order (durable, for a log without `queued`). */
   closed = false;
   outcome: ActionOutcome | undefined;
   attempts = 0;
@@ -58,7 +58,7 @@ export class ActionEntry implements AttemptHost {
     return this.request.id;
   }
 
-  /** Resolves once the terminal events are durable (made only when someone waits). */
+  /** Resolves once the terminal events are in the log's queue, in order (made only when someone waits). */
   get done(): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (!this.#done) {
@@ -71,7 +71,7 @@ export class ActionEntry implements AttemptHost {
     return this.#done.promise;
   }
 
-  /** Marks the terminal events durable and wakes whoever waits on `done`. */
+  /** Marks the terminal events queued and wakes whoever waits on `done`. */
   close(): void {
     this.closed = true;
     this.#done?.resolve();

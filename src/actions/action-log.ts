@@ -42,4 +42,13 @@ export interface ActionLog {
     data: ActionLogData<T>,
     scope?: RecordScope,
   ): Promise<void>;
+  /**
+   * Resolves once every event recorded so far is in the store's queue, in record order, and a
+   * refused one has rejected its `record`: whatever is appended to the same store after this
+   * resolves is written after them (in their commit or a later one), and fails with them. The
+   * scheduler ends an action on it rather than on durability, so an action's terminal events
+   * share the step's next commit instead of taking one of their own. Without it (a log whose
+   * order is not the store's), the scheduler waits for `record` itself.
+   */
+  queued?(): Promise<void>;
 }

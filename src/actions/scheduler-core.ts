@@ -44,9 +44,11 @@ export class SchedulerCore implements StepScheduler {
   #cancelled = false;
   /** Set by `cancelDetached`: every `fire_and_forget` action dispatched later is cancelled too. */
   #tasksCancelled: string | undefined;
-  /** Entries whose terminal event is not yet durable: all, and `sync`/`async` ones. */
+  /** Entries whose terminal event is not yet queued in order: all, and `sync`/`async` ones. */
   #openAll = 0;
   #openTracked = 0;
+  /** Terminal writes not yet durable (`idle` waits for them; `settled` only for their order). */
+  readonly #unsettledWrites = new Set<Promise<unknown>>();
   readonly #conditions = new Conditions();
 
   constructor(options: StepSchedulerOptions) {
@@ -131,8 +133,10 @@ export class SchedulerCore implements StepScheduler {
       }));
   }
 
-  idle(): Promise<void> {
-    return this.#conditions.until(() => this.#ended && this.#openAll === 0);
+  async idle(): Promise<void> {
+    await this.#conditions.until(() => this.#ended && this.#openAll === 0);
+    // Ended is in the log's queue; idle is durable (a task's result outlives its process).
+    while (this.#unsettledWrites.size > 0) await Promise.all(this.#unsettledWrites);
   }
 
   async cancel(reason: string): Promise<void> {
@@ -314,8 +318,8 @@ export class SchedulerCore implements StepScheduler {
   }
 
   /**
-   * Ends `entry` once: writes its terminal events in order, resolves its `done` when they are
-   * durable, and (unless `cascade` is false, for batches settled together) releases or skips
+   * Ends `entry` once: writes its terminal events in order, resolves its `done` when they are in
+   * the store's queue (`ActionLog.queued`; durable, for a log without it), and (unless `cascade` is false, for batches settled together) releases or skips
    * its dependents.
    */
   #finish(
@@ -340,7 +344,11 @@ export class SchedulerCore implements StepScheduler {
       writes.length === 1
         ? this.#write(entry, writes[0]!)
         : Promise.all(writes.map((write) => this.#write(entry, write)));
-    void written.then(() => {
+    // In the store's queue is enough: what the step appends next is written after them.
+    this.#unsettledWrites.add(written);
+    void written.then(() => this.#unsettledWrites.delete(written));
+    const ended = this.#log.queued?.() ?? written;
+    void ended.then(() => {
       this.#openAll -= 1;
       if (entry.tracked) this.#openTracked -= 1;
       entry.close();

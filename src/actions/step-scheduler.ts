@@ -39,7 +39,7 @@ export interface StepSchedulerOptions {
  * Contract:
  * - `submit` is called at each `</action>`. It never throws for anything the model wrote; every
  *   problem becomes an `action.skipped` event and a step error. For a `sync` action its promise
- *   resolves once the action has ended (terminal event durable): the caller holds later output
+ *   resolves once the action has ended (terminal event queued in order, see `ActionLog.queued`): the caller holds later output
  *   until then. An exception: a `sync` action that waits (directly or through its dependencies)
  *   for an id not seen yet does not hold, since the output it waits for could never arrive.
  *   For `async` and `fire_and_forget` the promise resolves at once.
@@ -53,8 +53,10 @@ export interface StepSchedulerOptions {
  *   (`on-error-skip`) with the error and lets the dependents run without its output.
  * - `end()` says the output is over: actions still waiting for ids that never appeared are
  *   skipped (`dependency-missing`). `settled()` resolves once `end()` (or `cancel`) was called and
- *   every `sync` and `async` action has ended; `fire_and_forget` actions are not waited for and
- *   not reported. `idle()` also waits for those.
+ *   every `sync` and `async` action has ended, its terminal events in the log's queue: what the
+ *   caller appends next (the step's `step.completed`) is written after them, in their commit or a
+ *   later one. `fire_and_forget` actions are not waited for and not reported. `idle()` also waits
+ *   for those, and until every terminal event is durable.
  * - `cancel(reason)` ends the step: every action not yet dispatched, and every dispatched `sync`
  *   or `async` action, gets its signal aborted and `action.cancelled`. A `fire_and_forget` action
  *   belongs to the step only until it is dispatched; after that it is a detached task that

@@ -33,6 +33,8 @@ export function taskStreamId(step: string, actionId: string): string {
  *
  * Contract: `record` resolves when the store's `append` resolves, so a critical event is durable
  * (as the store's `durability` defines it) before anyone acts on it; order is record order.
+ * `queued` resolves once the records so far are in the store's queue, so what is appended next
+ * is written after them.
  * Records are handed to the store in a microtask, in record order: a store's `append` does real
  * work synchronously (validation, ids), and `action.started` is recorded just before an executor
  * is called, so that work must not sit between the two. Give the scheduler and the internal
@@ -42,9 +44,13 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
   const { store, continuity } = options;
   const step: StreamRef = { kind: "step", id: options.step };
   let queued: Array<{ event: AnyNewEvent; resolve(): void; reject(error: unknown): void }> = [];
+  /** Settles once the records queued now are handed to the store (see `ActionLog.queued`). */
+  let handing: { promise: Promise<void>; resolve(): void } | undefined;
   const flush = () => {
     const batch = queued;
+    const handed = handing;
     queued = [];
+    handing = undefined;
     for (const { event, resolve, reject } of batch) {
       try {
         store.append(event).then(() => resolve(), reject);
@@ -52,8 +58,13 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
         reject(error);
       }
     }
+    // A microtask later: an append the store refused at once has rejected its record by then.
+    if (handed) queueMicrotask(handed.resolve);
   };
   return {
+    queued() {
+      return handing?.promise ?? Promise.resolve();
+    },
     record<T extends ActionLogType>(type: T, data: ActionLogData<T>, scope?: RecordScope) {
       const stream: StreamRef =
         scope?.task !== undefined && type.startsWith("action.")
@@ -61,7 +72,14 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
           : step;
       const event = { continuity, type, data, stream } as AnyNewEvent;
       return new Promise<void>((resolve, reject) => {
-        if (queued.length === 0) queueMicrotask(flush);
+        if (queued.length === 0) {
+          queueMicrotask(flush);
+          let handed!: () => void;
+          const promise = new Promise<void>((settle) => {
+            handed = settle;
+          });
+          handing = { promise, resolve: handed };
+        }
         queued.push({ event, resolve, reject });
       });
     },
