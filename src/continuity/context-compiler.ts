@@ -5,7 +5,6 @@ import type {
   TokenEstimator,
   UserPart,
 } from "../providers/index.js";
-import { canonicalJson } from "../spec/index.js";
 import {
   type ContextBundle,
   type ContextMessage,
@@ -19,6 +18,7 @@ import {
   type ThreadView,
 } from "./context-bundle.js";
 import { viewHasImages, withoutImages } from "./image-fallback.js";
+import { requestDigest } from "./request-digest.js";
 
 /** A tool offered natively, as a request carries it. */
 type ToolSpec = NonNullable<ProviderRequest["tools"]>[number];
@@ -223,18 +223,6 @@ export function textTokens(estimator: TokenEstimator, model: string, text: strin
     estimator.raw(model, { messages: [] });
   return Math.ceil(raw * estimator.factor(model));
 }
-
-/** sha256 (hex) of a request's canonical JSON: what `context.compiled` records and replay compares. */
-export function requestDigest(request: ProviderRequest): string {
-  return createHash("sha256").update(canonicalJson(request, canonicalParts)).digest("hex");
-}
-
-/**
- * The canonical text of every part of a request encoded so far: a thread's history hands the
- * same message objects to every compile (and never changes one), so a step encodes only what is
- * new since the last one.
- */
-const canonicalParts = new WeakMap<object, string>();
 
 /** The system prompt with the pinned rules and facts after the directive's own text. */
 export function systemPrompt(base: string, pinned: readonly PinnedItem[]): string {

@@ -41,7 +41,6 @@ export {
   compileContext,
   mergeUserMessages,
   messageTokens,
-  requestDigest,
   systemPrompt,
   textTokens,
   unitEnd,
@@ -65,6 +64,7 @@ export {
   planInputCuts,
   userText,
 } from "./input-cuts.js";
+export { requestDigest } from "./request-digest.js";
 export {
   type ChunkSpanData,
   messageToSeed,
