@@ -21,6 +21,14 @@ interface QueuedGroup {
   /** Canonical forms are computed by the backend as it writes, after any coalescing. */
   events: PreparedEvent[];
   critical: boolean;
+  /** Holds an intent (see `EventSpec.intent`): its write starts at the next microtask. */
+  intent: boolean;
+  /** Where the group is: waiting, in a write, or written (or not). */
+  state: "queued" | "writing" | "written" | "failed";
+  /** Why its write failed. */
+  error?: unknown;
+  /** Groups that must be written before this one or in its transaction (see `enqueue`). */
+  after?: readonly QueuedGroup[];
   /** A lone droppable event that later droppable appends may merge into. */
   open: boolean;
   /**
@@ -67,6 +75,10 @@ export class AppendQueue {
   /** Woken whenever a write ends. */
   #writeEnded: Array<() => void> = [];
   #immediate: NodeJS.Immediate | undefined;
+  /** A microtask is queued to start writing (an intent waits). */
+  #soon = false;
+  /** The group behind each promise this queue returned, for `enqueue`'s `after`. */
+  readonly #groupOf = new WeakMap<Promise<unknown>, QueuedGroup>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(write: WriteBatch, options: AppendQueueOptions) {
@@ -85,44 +97,83 @@ export class AppendQueue {
       const merged = this.#coalesce(event, fenceKey);
       if (merged !== undefined) return merged;
     }
-    return new Promise((resolve, reject) => {
-      this.#push({
-        events: [event],
-        critical: !droppable,
-        open: droppable && eventSpec(event.type)?.coalesce !== undefined,
-        single: { resolve, reject },
-        ...(fence ? { fences: [fence], fenceKey } : {}),
-      });
+    const group: QueuedGroup = {
+      events: [event],
+      critical: !droppable,
+      intent: !droppable && eventSpec(event.type)?.intent === true,
+      state: "queued",
+      open: droppable && eventSpec(event.type)?.coalesce !== undefined,
+      ...(fence ? { fences: [fence], fenceKey } : {}),
+    };
+    const promise = new Promise<SpoolEvent>((resolve, reject) => {
+      group.single = { resolve, reject };
     });
+    this.#groupOf.set(promise, group);
+    this.#push(group);
+    return promise;
   }
 
-  /** Queues validated events as one atomic group, fenced by `fences`; resolves with them as stored. */
-  enqueue(events: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]> {
+  /**
+   * Queues validated events as one atomic group, fenced by `fences`; resolves with them as stored.
+   * With `after` (promises this queue returned for earlier appends), the group is written only
+   * once each of those is written, before it or in its transaction; when one of them failed, the
+   * group fails too and nothing of it is written. A promise this queue did not return is ignored.
+   */
+  enqueue(
+    events: readonly PreparedEvent[],
+    fences?: readonly LeaseFence[],
+    after?: readonly Promise<unknown>[],
+  ): Promise<SpoolEvent[]> {
     const critical = events.some((event) => event.criticality === "critical");
     const fenced = fences && fences.length > 0 ? { fences, fenceKey: fenceKeyOf(fences) } : {};
-    return new Promise((resolve, reject) => {
-      this.#push({
-        events: [...events],
-        critical,
-        open: false,
-        batch: { resolve, reject },
-        ...fenced,
-      });
+    const before = (after ?? [])
+      .map((promise) => this.#groupOf.get(promise))
+      .filter((group): group is QueuedGroup => group !== undefined && group.state !== "written");
+    const group: QueuedGroup = {
+      events: [...events],
+      critical,
+      intent: critical && events.some((event) => eventSpec(event.type)?.intent === true),
+      state: "queued",
+      open: false,
+      ...fenced,
+      ...(before.length > 0 ? { after: before } : {}),
+    };
+    const promise = new Promise<SpoolEvent[]>((resolve, reject) => {
+      group.batch = { resolve, reject };
     });
+    this.#groupOf.set(promise, group);
+    this.#push(group);
+    return promise;
   }
 
   #push(group: QueuedGroup): void {
     this.#groups.push(group);
     if (group.critical) this.#critical += 1;
     this.#queued += group.events.length;
-    this.#schedule(group.critical || this.#queued >= this.#options.maxBatch);
+    if (group.intent) this.#scheduleSoon();
+    else this.#schedule(group.critical || this.#queued >= this.#options.maxBatch);
+  }
+
+  /**
+   * Starts writing at the next microtask, once the code that appended has run to its next wait
+   * (so appends made together still share the transaction), not after the event loop's turn.
+   */
+  #scheduleSoon(): void {
+    if (this.#inFlight >= this.#maxInFlight || this.#soon) return;
+    this.#soon = true;
+    queueMicrotask(() => {
+      this.#soon = false;
+      if (this.#pending > 0 && this.#inFlight < this.#maxInFlight) this.#startWriting();
+    });
   }
 
   /** Writes everything queued, droppable events included, and waits for it. */
   async drain(): Promise<void> {
     while (this.#pending > 0 || this.#inFlight > 0) {
-      if (this.#pending > 0 && this.#inFlight < this.#maxInFlight) this.#startWriting();
-      else await new Promise<void>((resolve) => this.#writeEnded.push(resolve));
+      const started =
+        this.#pending > 0 && this.#inFlight < this.#maxInFlight ? this.#startWriting() : 0;
+      // Nothing to start (the next group waits for a write in flight): wait for one to end.
+      if (started === 0) await new Promise<void>((resolve) => this.#writeEnded.push(resolve));
     }
   }
 
@@ -151,10 +202,12 @@ export class AppendQueue {
     const data = eventSpec(event.type)?.coalesce?.(previous.data, event.data);
     if (data === undefined) return undefined;
     last.events[0] = { ...previous, data };
-    return new Promise((resolve, reject) => {
+    const promise = new Promise<SpoolEvent>((resolve, reject) => {
       last.coalesced ??= [];
       last.coalesced.push({ resolve, reject });
     });
+    this.#groupOf.set(promise, last);
+    return promise;
   }
 
   #schedule(urgent: boolean): void {
@@ -179,13 +232,17 @@ export class AppendQueue {
    * writes are in flight. After the first it goes on only while something urgent waits: lone
    * droppable events wait for their timer.
    */
-  #startWriting(): void {
+  #startWriting(): number {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     let first = true;
+    let started = 0;
     while (this.#pending > 0 && this.#inFlight < this.#maxInFlight && (first || this.#urgent)) {
       first = false;
       const taken = this.#take();
+      // The next group waits for a write in flight (see `enqueue`'s `after`): its end goes on.
+      if (taken.length === 0) break;
+      started += 1;
       const batch = taken.length === 1 ? taken[0]!.events : taken.flatMap((group) => group.events);
       this.#inFlight += 1;
       let written: Promise<SpoolEvent[]>;
@@ -199,18 +256,18 @@ export class AppendQueue {
         (error) => this.#ended(taken, undefined, error),
       );
     }
+    return started;
   }
 
   #ended(groups: readonly QueuedGroup[], stored: SpoolEvent[] | undefined, error?: unknown): void {
     this.#inFlight -= 1;
-    if (stored) settle(groups, stored);
-    else {
-      for (const group of groups) {
-        group.batch?.reject(error);
-        group.single?.reject(error);
-        for (const waiter of group.coalesced ?? []) waiter.reject(error);
-      }
+    for (const group of groups) {
+      group.state = stored ? "written" : "failed";
+      if (!stored) group.error = error;
+      group.after = undefined;
     }
+    if (stored) settle(groups, stored);
+    else for (const group of groups) reject(group, error);
     for (const wake of this.#writeEnded.splice(0)) wake();
     if (this.#pending === 0) return;
     // Whatever is urgent goes on at once; lone droppables get their timer again.
@@ -231,12 +288,27 @@ export class AppendQueue {
     let events = 0;
     while (this.#pending > 0) {
       const group = this.#groups[this.#head]!;
-      if (events > 0 && events + group.events.length > this.#options.maxBatch) break;
-      if (events > 0 && group.fenceKey !== taken[0]!.fenceKey) break;
+      const waits = group.after ? this.#waitsFor(group, taken) : "no";
+      if (waits === "write") break;
+      if (waits === "no") {
+        if (events > 0 && events + group.events.length > this.#options.maxBatch) break;
+        if (events > 0 && group.fenceKey !== taken[0]!.fenceKey) break;
+      }
       this.#groups[this.#head] = undefined;
       this.#head += 1;
       if (group.critical) this.#critical -= 1;
       group.open = false;
+      this.#queued -= group.events.length;
+      if (waits === "failed") {
+        // Written without what it must follow, it would stand in the log for what never was.
+        const failed = group.after!.find((before) => before.state === "failed")!;
+        group.state = "failed";
+        group.error = failed.error;
+        group.after = undefined;
+        reject(group, failed.error);
+        continue;
+      }
+      group.state = "writing";
       taken.push(group);
       events += group.events.length;
     }
@@ -244,9 +316,28 @@ export class AppendQueue {
       this.#groups = this.#groups.slice(this.#head);
       this.#head = 0;
     }
-    this.#queued -= events;
     return taken;
   }
+
+  /**
+   * Whether `group` must wait for the groups it follows: `no` when each is written or in `taken`
+   * (this transaction), `write` while one is in another write, `failed` when one failed.
+   */
+  #waitsFor(group: QueuedGroup, taken: readonly QueuedGroup[]): "no" | "write" | "failed" {
+    let waits: "no" | "write" = "no";
+    for (const before of group.after!) {
+      if (before.state === "failed") return "failed";
+      if (before.state === "writing" && !taken.includes(before)) waits = "write";
+    }
+    return waits;
+  }
+}
+
+/** Rejects every waiter of `group` with `error`. */
+function reject(group: QueuedGroup, error: unknown): void {
+  group.batch?.reject(error);
+  group.single?.reject(error);
+  for (const waiter of group.coalesced ?? []) waiter.reject(error);
 }
 
 /** Resolves every waiter of `groups` with its events out of `stored`, the write's result in order. */

@@ -55,6 +55,18 @@ export interface Projection<State> {
   reduce(state: State, event: SpoolEvent): State;
 }
 
+/** Options of `EventStore.appendBatch`. */
+export interface AppendBatchOptions {
+  /**
+   * Earlier appends of this store (the promises `append` or `appendBatch` returned) the batch
+   * must follow: it is written only once each of them is, before it or in its transaction, and
+   * fails, with nothing of it written, when one of them failed. So a caller need not wait for an
+   * event to be durable before appending what must never stand in the log without it (a step's
+   * `step.completed` after its `message.completed`): both may share one commit.
+   */
+  after?: readonly Promise<unknown>[];
+}
+
 /**
  * The continuity log: append-only, totally ordered by `seq`, one hash chain per continuity.
  *
@@ -81,7 +93,10 @@ export interface EventStore {
   /** Appends one event; resolves with it as stored (a coalesced droppable resolves with the merged event). */
   append(event: AnyNewEvent | NewEvent): Promise<SpoolEvent>;
   /** Appends events atomically, in order, in one transaction: all are written or none. */
-  appendBatch(events: readonly (AnyNewEvent | NewEvent)[]): Promise<SpoolEvent[]>;
+  appendBatch(
+    events: readonly (AnyNewEvent | NewEvent)[],
+    options?: AppendBatchOptions,
+  ): Promise<SpoolEvent[]>;
   /** Writes everything pending (droppable events included) and waits for it. */
   flush(): Promise<void>;
 

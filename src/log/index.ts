@@ -5,6 +5,7 @@ export type {
   PutArtifactOptions,
 } from "./artifact-store.js";
 export type {
+  AppendBatchOptions,
   ContinuityHead,
   EventQuery,
   EventStore,

@@ -7,6 +7,7 @@ import {
 } from "../spec/index.js";
 import { AppendQueue } from "./append-queue.js";
 import type {
+  AppendBatchOptions,
   ContinuityHead,
   EventQuery,
   EventStore,
@@ -67,6 +68,8 @@ class LogStore implements EventStore {
   readonly #leaseClock: () => number;
   /** The lease token this store's appends to each continuity carry (see `acquireLease`). */
   readonly #fences = new Map<string, number>();
+  /** Appends refused before they were queued (closed store, invalid event), and why. */
+  readonly #refused = new WeakMap<Promise<unknown>, unknown>();
   /** What this store wrote recently: a thread's catch-up before each step reads it from here. */
   readonly #tail = new RecentTail();
   #watchers = 0;
@@ -107,7 +110,7 @@ class LogStore implements EventStore {
 
   append(event: NewEvent): Promise<SpoolEvent> {
     // Not through #submit: this runs for every streamed delta, and a closure per call shows.
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return this.#refuse(closedError());
     try {
       const prepared = prepareEvent(event, this.#defaults);
       if (this.#fences.size === 0) return this.#queue.enqueueOne(prepared);
@@ -117,16 +120,20 @@ class LogStore implements EventStore {
         token === undefined ? undefined : { continuity: prepared.continuity, token },
       );
     } catch (error) {
-      return Promise.reject(error);
+      return this.#refuse(error);
     }
   }
 
-  appendBatch(events: readonly NewEvent[]): Promise<SpoolEvent[]> {
+  appendBatch(events: readonly NewEvent[], options?: AppendBatchOptions): Promise<SpoolEvent[]> {
     if (events.length === 0) return Promise.resolve([]);
+    // An append it must follow was refused before it reached the queue: so is this one.
+    for (const before of options?.after ?? []) {
+      if (this.#refused.has(before)) return this.#refuse(this.#refused.get(before));
+    }
     // Every event is validated before any is queued: one bad event and nothing is written.
     return this.#submit(() => {
       const prepared = events.map((event) => prepareEvent(event, this.#defaults));
-      return this.#queue.enqueue(prepared, this.#fencesOf(prepared));
+      return this.#queue.enqueue(prepared, this.#fencesOf(prepared), options?.after);
     });
   }
 
@@ -178,12 +185,19 @@ class LogStore implements EventStore {
 
   /** Queues through `enqueue`, turning a closed store or a validation error into a rejection. */
   #submit<T>(enqueue: () => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(closedError());
+    if (this.#closed) return this.#refuse(closedError());
     try {
       return enqueue();
     } catch (error) {
-      return Promise.reject(error);
+      return this.#refuse(error);
     }
+  }
+
+  /** A rejected append, remembered so that a batch appended `after` it is refused too. */
+  #refuse<T>(error: unknown): Promise<T> {
+    const refused = Promise.reject(error);
+    this.#refused.set(refused, error);
+    return refused;
   }
 
   flush(): Promise<void> {

@@ -117,7 +117,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
       if (!ok) return NEVER;
       return answered(scratch.append(event).finally(poke), [event]);
     },
-    appendBatch(events) {
+    appendBatch(events, options) {
       for (const event of events) {
         if (!check(event)) {
           poke();
@@ -125,7 +125,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
         }
       }
       poke();
-      return answered(scratch.appendBatch(events).finally(poke), events);
+      return answered(scratch.appendBatch(events, options).finally(poke), events);
     },
     flush: () => (killed ? NEVER : scratch.flush()),
     read: (query) => scratch.read(query),

@@ -23,7 +23,16 @@ type ImageBytes = Map<string, string | undefined>;
  */
 export function withArtifactImages(provider: Provider, artifacts: ArtifactStore): Provider {
   let last: ImageBytes = new Map();
-  async function* stream(
+  // A request naming no artifact goes to the provider as it is: no layer between its parts.
+  function stream(
+    request: ProviderRequest,
+    options: StreamOptions | undefined,
+  ): AsyncIterable<StreamPart> {
+    if (namesArtifacts(request)) return resolvedStream(request, options);
+    last = new Map();
+    return provider.stream(request, options);
+  }
+  async function* resolvedStream(
     request: ProviderRequest,
     options: StreamOptions | undefined,
   ): AsyncGenerator<StreamPart> {
@@ -58,6 +67,14 @@ export function withArtifactImages(provider: Provider, artifacts: ArtifactStore)
     wrapped.describeModel = (model, options) => provider.describeModel!(model, options);
   }
   return wrapped;
+}
+
+/** True when an image of `request` names an artifact (its bytes are read before the call). */
+function namesArtifacts(request: ProviderRequest): boolean {
+  for (const message of request.messages) {
+    for (const image of messageImages(message)) if (image.artifact !== undefined) return true;
+  }
+  return false;
 }
 
 /**

@@ -106,8 +106,15 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
+  const logSink = createLogSink({
+    store,
+    continuity,
+    step,
+    provider: provider.name,
+    format: provider.format,
+  });
   const sinks: StreamSink[] = [
-    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
+    logSink,
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -122,27 +129,33 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   await fanout.close();
   const message = await returned.message();
 
-  // `message.completed` is durable (the log sink appended it at the stream's end, while other
-  // sinks and running actions went on); the sinks' reports, `step.completed` and what
-  // `beforeCompleted` gives are one commit.
+  // The log sink appended `message.completed` at the stream's end (while other sinks and running
+  // actions went on) without waiting for it: the sinks' reports, `step.completed` and what
+  // `beforeCompleted` gives are one batch that is written only with or after it, so the whole
+  // step usually ends in one commit, and never stands in the log without its message.
   const durationMs = Math.max(0, now() - started);
   const after = (await options.beforeCompleted?.(message)) ?? [];
-  await store.appendBatch([
-    ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
-    {
-      continuity,
-      stream,
-      type: "step.completed",
-      data: {
-        ...identity,
-        model: message.model || model,
-        usage: toUsageData(message.usage),
-        stop_reason: message.stopReason,
-        duration_ms: durationMs,
+  const completed = logSink.completed();
+  const concluded = store.appendBatch(
+    [
+      ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
+      {
+        continuity,
+        stream,
+        type: "step.completed",
+        data: {
+          ...identity,
+          model: message.model || model,
+          usage: toUsageData(message.usage),
+          stop_reason: message.stopReason,
+          duration_ms: durationMs,
+        },
       },
-    },
-    ...after,
-  ]);
+      ...after,
+    ],
+    completed === undefined ? undefined : { after: [completed] },
+  );
+  await Promise.all([concluded, completed]);
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
     options.estimator!.observe(model, estimate, message.usage.inputTokens);

@@ -140,6 +140,38 @@ export function leaseContract(factory: HarnessFactory): void {
       await Promise.all([a.close(), b.close(), c.close()]);
     });
 
+    it("a batch appended after a refused append fails with it and writes nothing, even elsewhere", async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      await a.acquireLease("c1", "pid 1", TTL);
+      now += TTL + 1;
+      await b.acquireLease("c1", "pid 2", TTL);
+      // Neither awaited: the batch must follow the refused append, whichever commit that is.
+      const refused = a.append(turn("c1", "refused"));
+      const follows = a.appendBatch([turn("free", "must follow")], { after: [refused] });
+      const free = a.append(turn("free", "free of it"));
+      const [first, second, third] = await Promise.allSettled([refused, follows, free]);
+      expect(first.status).toBe("rejected");
+      expect(second.status).toBe("rejected");
+      expect((second as PromiseRejectedResult).reason.code).toBe("store.lease-lost");
+      expect(third.status).toBe("fulfilled");
+      const texts = (await collect(b.read({ continuity: "free" }))).map(
+        (event) => (event.data as { text: string }).text,
+      );
+      expect(texts).toEqual(["free of it"]);
+      // An append refused before it was queued (an invalid event) fails what must follow it.
+      const invalid = a.append({ ...turn("free", "x"), data: { text: 42 } } as never);
+      const afterInvalid = await a
+        .appendBatch([turn("free", "must follow the invalid")], { after: [invalid] })
+        .catch((error) => error);
+      await invalid.catch(() => undefined);
+      expect(afterInvalid).toBeInstanceOf(Error);
+      // What follows a written append is written: in its commit or after it.
+      const written = a.append(turn("free", "first"));
+      const after = await a.appendBatch([turn("free", "second")], { after: [written] });
+      expect(after[0]!.seq).toBe((await written).seq + 1);
+      await Promise.all([a.close(), b.close()]);
+    });
+
     it("a refused append fails no other continuity's append made beside it", async () => {
       const [a, b] = await Promise.all([open(), open()]);
       await a.acquireLease("c1", "pid 1", TTL);

@@ -25,7 +25,7 @@ export function dyingAt(
   };
   const store = withAppends(inner, {
     append: (event) => (dies([event]) ? never : inner.append(event)),
-    appendBatch: (events) => (dies(events) ? never : inner.appendBatch(events)),
+    appendBatch: (events, options) => (dies(events) ? never : inner.appendBatch(events, options)),
   });
   return { store, died: diedNow };
 }

@@ -38,8 +38,8 @@ export function tapStored(inner: EventStore, stored: (event: SpoolEvent) => void
         stored(event);
         return event;
       }),
-    appendBatch: (events) =>
-      inner.appendBatch(events).then((events) => {
+    appendBatch: (events, options) =>
+      inner.appendBatch(events, options).then((events) => {
         for (const event of events) stored(event);
         return events;
       }),

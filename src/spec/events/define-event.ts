@@ -16,6 +16,14 @@ export interface EventSpec<S extends z.ZodType = z.ZodType> {
   /** An input from outside: `actor` and `origin` are required. */
   input?: boolean;
   /**
+   * Critical events only: the logged intent of an effect that waits for it to be durable (a
+   * tool's `action.dispatched`, a model call's `step.started`). Its write starts as soon as the
+   * code appending it has run to its next wait, instead of after the rest of the event loop's
+   * turn: the effect is not held up by work that has nothing to do with it (the rest of a model
+   * stream), at the price of less company in that commit.
+   */
+  intent?: boolean;
+  /**
    * Droppable events only: merge two adjacent pending events of the same stream into one, or
    * return `undefined` to keep them apart. Must return data the schema accepts. `earlier` is the
    * store's own pending copy (never a caller's object), so it may be reused; `later` must not be.
@@ -33,6 +41,9 @@ export interface EventSpec<S extends z.ZodType = z.ZodType> {
 export function defineEvent<S extends z.ZodType>(spec: EventSpec<S>): EventSpec<S> {
   if (spec.coalesce && spec.criticality !== "droppable") {
     throw new TypeError("only droppable events may coalesce");
+  }
+  if (spec.intent && spec.criticality !== "critical") {
+    throw new TypeError("only critical events may be intents");
   }
   return spec;
 }

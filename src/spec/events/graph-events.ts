@@ -35,6 +35,7 @@ export const graphEvents = {
     description:
       "A step began: a model call of a thread (`kind: model`) or a node of a workflow graph (`kind: graph`).",
     criticality: "critical",
+    intent: true,
     streams: ["step", "task"],
     schema: z.discriminatedUnion("kind", [modelStep, graphStep]),
   }),
