@@ -126,10 +126,6 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
         // An input that did not parse (cut off by the output limit) is never run with made-up
         // parameters: the call goes back to the model as failed.
         if (part.inputError === undefined) submitNative?.(request);
-      } else if (part.type === "stop" || part.type === "error") {
-        // The output is over: the step's actions and parser finish now, whatever the other
-        // sinks still have to do (a cancel that comes later finds the step ended).
-        text.close();
       } else if (part.type === "retry") {
         notify(observer, {
           type: "retry",

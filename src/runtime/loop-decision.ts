@@ -47,18 +47,10 @@ export function contextOverflowDecision(
   };
 }
 
-/**
- * What to do after a step. Pure: resume and replay take the same decision from the same step.
- *
- * A cancel decides only a step it cut short (an action it cancelled, a model call it stopped):
- * a step that ran to its end (the model finished, every action ended) is decided by what it did,
- * and a cancel that came after that ends the run at its next wait. What the step did is in the
- * log; when a late cancel came, between the model's last word and this decision, is not.
- */
+/** What to do after a step. Pure: resume and replay take the same decision from the same step. */
 export function decide(outcome: AgentStepResult, signal?: AbortSignal): Decision {
   const { message, summary } = outcome;
-  const ranToEnd = !summary.cancelled && message.error === undefined;
-  if (summary.cancelled || (signal?.aborted && !ranToEnd)) {
+  if (signal?.aborted || summary.cancelled) {
     return { decision: "cancel", reason: "the step was cancelled" };
   }
   if (message.error) {

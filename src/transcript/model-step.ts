@@ -106,15 +106,8 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
-  const logSink = createLogSink({
-    store,
-    continuity,
-    step,
-    provider: provider.name,
-    format: provider.format,
-  });
   const sinks: StreamSink[] = [
-    logSink,
+    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -129,33 +122,27 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   await fanout.close();
   const message = await returned.message();
 
-  // The log sink appended `message.completed` at the stream's end (while other sinks and running
-  // actions went on) without waiting for it: the sinks' reports, `step.completed` and what
-  // `beforeCompleted` gives are one batch that is written only with or after it, so the whole
-  // step usually ends in one commit, and never stands in the log without its message.
+  // `message.completed` is durable (the log sink appended it at the stream's end, while other
+  // sinks and running actions went on); the sinks' reports, `step.completed` and what
+  // `beforeCompleted` gives are one commit.
   const durationMs = Math.max(0, now() - started);
   const after = (await options.beforeCompleted?.(message)) ?? [];
-  const completed = logSink.completed();
-  const concluded = store.appendBatch(
-    [
-      ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
-      {
-        continuity,
-        stream,
-        type: "step.completed",
-        data: {
-          ...identity,
-          model: message.model || model,
-          usage: toUsageData(message.usage),
-          stop_reason: message.stopReason,
-          duration_ms: durationMs,
-        },
+  await store.appendBatch([
+    ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
+    {
+      continuity,
+      stream,
+      type: "step.completed",
+      data: {
+        ...identity,
+        model: message.model || model,
+        usage: toUsageData(message.usage),
+        stop_reason: message.stopReason,
+        duration_ms: durationMs,
       },
-      ...after,
-    ],
-    completed === undefined ? undefined : { after: [completed] },
-  );
-  await Promise.all([concluded, completed]);
+    },
+    ...after,
+  ]);
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
     options.estimator!.observe(model, estimate, message.usage.inputTokens);

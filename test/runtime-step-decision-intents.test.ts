@@ -47,18 +47,13 @@ const aborted = () => {
   return controller.signal;
 };
 
-describe("a cancel that comes after a step ran to its end", () => {
-  it("leaves the step's decision to what the step did", () => {
-    expect(decide(outcome({}), aborted()).decision).toBe("complete");
-    expect(decide(outcome({ final: false }), aborted()).decision).toBe("continue");
-  });
-
-  it("decides a step it cut short: actions it cancelled, a model call it stopped", () => {
-    expect(decide(outcome({ cancelled: true }), aborted()).decision).toBe("cancel");
-    expect(decide(outcome({ error: true }), aborted()).decision).toBe("cancel");
-    // Without a cancel, a cut-short step is its own failure, not a cancel.
+describe("a cancel and the step's decision", () => {
+  it("decides a step the runtime saw cancelled, whenever the cancel came before the decision", () => {
+    expect(decide(outcome({}), aborted()).decision).toBe("cancel");
     expect(decide(outcome({ cancelled: true })).decision).toBe("cancel");
     expect(decide(outcome({ error: true })).decision).toBe("fail");
+    expect(decide(outcome({})).decision).toBe("complete");
+    expect(decide(outcome({ final: false })).decision).toBe("continue");
   });
 });
 
