@@ -69,18 +69,8 @@ function prepared(type: string, data: unknown): PreparedEvent {
   );
 }
 
-const dispatched = () =>
-  prepared("action.dispatched", {
-    action_id: "a1",
-    type: "tool",
-    mode: "sync",
-    name: "noop",
-    parameters: {},
-    depends_on: [],
-    retry: 0,
-    on_error: "fail",
-    in_thought: false,
-  });
+const stepStarted = () =>
+  prepared("step.started", { kind: "model", thread: "t", index: 0, provider: "p", model: "m" });
 
 describe("intents in the append queue", () => {
   it("starts an intent's write once the appending code waits, before the event loop's turn ends", async () => {
@@ -95,10 +85,10 @@ describe("intents in the append queue", () => {
     setImmediate(() => order.push("immediate"));
     // A plain critical event waits for the turn's end, with company; an intent does not wait.
     const plain = queue.enqueueOne(prepared("action.started", { action_id: "a0", attempt: 1 }));
-    const intent = queue.enqueueOne(dispatched());
+    const intent = queue.enqueueOne(stepStarted());
     await Promise.all([plain, intent]);
     order.push("durable");
-    expect(order).toEqual(["write action.started+action.dispatched", "durable"]);
+    expect(order).toEqual(["write action.started+step.started", "durable"]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(order.at(-1)).toBe("immediate");
   });
