@@ -72,16 +72,21 @@ function prepared(type: string, data: unknown): PreparedEvent {
 const stepStarted = () =>
   prepared("step.started", { kind: "model", thread: "t", index: 0, provider: "p", model: "m" });
 
+/** An append queue whose writes only record, in `order`, the types each one wrote. */
+function recordingQueue(order: string[]): AppendQueue {
+  return new AppendQueue(
+    async (batch) => {
+      order.push(`write ${batch.map((event) => event.type).join("+")}`);
+      return batch.map((event, i) => ({ ...event, seq: i + 1, hash: "h" }));
+    },
+    { droppableDelayMs: 50, maxBatch: 100 },
+  );
+}
+
 describe("intents in the append queue", () => {
   it("starts an intent's write once the appending code waits, before the event loop's turn ends", async () => {
     const order: string[] = [];
-    const queue = new AppendQueue(
-      async (batch) => {
-        order.push(`write ${batch.map((event) => event.type).join("+")}`);
-        return batch.map((event, i) => ({ ...event, seq: i + 1, hash: "h" }));
-      },
-      { droppableDelayMs: 50, maxBatch: 100 },
-    );
+    const queue = recordingQueue(order);
     setImmediate(() => order.push("immediate"));
     // A plain critical event waits for the turn's end, with company; an intent does not wait.
     const plain = queue.enqueueOne(prepared("action.started", { action_id: "a0", attempt: 1 }));
@@ -95,13 +100,7 @@ describe("intents in the append queue", () => {
 
   it("writes a plain critical event after the event loop's turn", async () => {
     const order: string[] = [];
-    const queue = new AppendQueue(
-      async (batch) => {
-        order.push(`write ${batch.map((event) => event.type).join("+")}`);
-        return batch.map((event, i) => ({ ...event, seq: i + 1, hash: "h" }));
-      },
-      { droppableDelayMs: 50, maxBatch: 100 },
-    );
+    const queue = recordingQueue(order);
     setImmediate(() => order.push("immediate"));
     await queue.enqueueOne(prepared("action.started", { action_id: "a0", attempt: 1 }));
     expect(order).toEqual(["immediate", "write action.started"]);

@@ -97,12 +97,13 @@ export class AppendQueue {
       const merged = this.#coalesce(event, fenceKey);
       if (merged !== undefined) return merged;
     }
+    const spec = eventSpec(event.type);
     const group: QueuedGroup = {
       events: [event],
       critical: !droppable,
-      intent: !droppable && eventSpec(event.type)?.intent === true,
+      intent: !droppable && spec?.intent === true,
       state: "queued",
-      open: droppable && eventSpec(event.type)?.coalesce !== undefined,
+      open: droppable && spec?.coalesce !== undefined,
       ...(fence ? { fences: [fence], fenceKey } : {}),
     };
     const promise = new Promise<SpoolEvent>((resolve, reject) => {

@@ -60,9 +60,9 @@ export interface AppendBatchOptions {
   /**
    * Earlier appends of this store (the promises `append` or `appendBatch` returned) the batch
    * must follow: it is written only once each of them is, before it or in its transaction, and
-   * fails, with nothing of it written, when one of them failed. So a caller need not wait for an
-   * event to be durable before appending what must never stand in the log without it (a step's
-   * `step.completed` after its `message.completed`): both may share one commit.
+   * fails, with nothing of it written, when one of them failed (or was refused before it was
+   * queued). So a caller need not wait for an event to be durable before appending what must
+   * never stand in the log without it: both may share one commit.
    */
   after?: readonly Promise<unknown>[];
 }

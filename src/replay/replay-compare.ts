@@ -143,8 +143,8 @@ export function isSourceInput(event: { type: string; data?: unknown }): boolean 
  * The lane an event is compared in: its stream, for action events also the action (its
  * lifecycle, and the state changes an internal action records: `variable.*`, `feed.*`), and for
  * a workflow graph's node events (`step.*` of `kind: graph`, `foreach.completed`) also the node.
- * An action runs beside the model's stream (a tool starts as its intent is durable), so what it
- * records is ordered within its own lane, not against the stream's `message.completed`.
+ * An action runs beside the model's stream, so what it records is ordered within its own lane,
+ * not against the stream's `message.completed`.
  * Within a lane the order is deterministic; across lanes concurrency may interleave events
  * differently from one run to the next without any decision being different (two steps of a
  * workflow that run at once may finish in either order).
