@@ -39,7 +39,7 @@ export function requestDigest(request: ProviderRequest): string {
   // The request with no messages, in canonical form: `…"messages":[],…`. Keys sort, so the top
   // level's `"messages":[]` comes before any tool schema that might hold the same text, and a
   // string's quotes are escaped: its first occurrence is the request's own.
-  const rest = canonicalJson({ ...request, messages: [] }, canonicalParts);
+  const rest = restText(request);
   const at = rest.indexOf(`${MESSAGES_KEY}]`);
   if (at < 0) {
     return createHash("sha256").update(canonicalJson(request, canonicalParts)).digest("hex");
@@ -55,6 +55,35 @@ export function requestDigest(request: ProviderRequest): string {
     remember({ head, messages: messages.slice(), hash: hash.copy() });
   }
   return hash.update(rest.slice(at + MESSAGES_KEY.length)).digest("hex");
+}
+
+/** The last request's canonical text with no messages, and the settings it was made from. */
+let lastRest: { settings: Record<string, unknown>; text: string } | undefined;
+
+/**
+ * A request's canonical JSON with `"messages":[]`: the last one's text again while the rest of
+ * the request (system prompt, tools, model, settings) is the same, value for value, as most of a
+ * run's steps are. A long system prompt is then not encoded again every step.
+ */
+function restText(request: ProviderRequest): string {
+  const settings = request as unknown as Record<string, unknown>;
+  if (lastRest && sameSettings(lastRest.settings, settings)) return lastRest.text;
+  const text = canonicalJson({ ...request, messages: [] }, canonicalParts);
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(settings)) if (key !== "messages") kept[key] = settings[key];
+  lastRest = { settings: kept, text };
+  return text;
+}
+
+/** `request`'s fields other than `messages` are `kept`'s, each the same value (or object). */
+function sameSettings(kept: Record<string, unknown>, request: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const key of Object.keys(request)) {
+    if (key === "messages") continue;
+    if (!Object.hasOwn(kept, key) || kept[key] !== request[key]) return false;
+    count += 1;
+  }
+  return count === Object.keys(kept).length;
 }
 
 /** The recent prefix with `head` whose messages are the longest leading run of `messages`. */

@@ -102,6 +102,12 @@ export interface EventStore {
 
   /** Events matching `query` in seq order, read in pages (no whole-log loads). */
   read(query?: ReadQuery): AsyncIterable<SpoolEvent>;
+  /**
+   * What `read({ continuity, after })` gives, at once, when the store can answer it from what it
+   * wrote itself with nothing committed since by anyone (a thread catching up before its next
+   * step); `undefined` when only `read` can answer. Optional: a store without it is read.
+   */
+  readRecent?(continuity: string, after: number): readonly SpoolEvent[] | undefined;
   /** Folds `projection` over the events matching `query`. */
   fold<State>(query: EventQuery, projection: Projection<State>): Promise<State>;
   /**

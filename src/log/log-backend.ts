@@ -77,6 +77,11 @@ export interface LogBackend {
   /** Up to `limit` events matching `query` with `after < seq ≤ min(until, head)`, in seq order. */
   readPage(query: EventQuery, after: number, limit: number): Promise<EventPage>;
   head(): Promise<number>;
+  /**
+   * The committed head at once, for a backend that can read it without waiting (SQLite, on its
+   * own thread); absent where only `head` can (PostgreSQL).
+   */
+  headNow?(): number;
   continuities(): Promise<ContinuityHead[]>;
   continuity(id: string): Promise<ContinuityHead | undefined>;
   /**

@@ -229,6 +229,12 @@ class LogStore implements EventStore {
     }
   }
 
+  readRecent(continuity: string, after: number): readonly SpoolEvent[] | undefined {
+    if (this.#closed) return undefined;
+    const head = this.#backend.headNow?.();
+    return head === undefined ? undefined : this.#tail.answer({ continuity, after }, head);
+  }
+
   async fold<State>(query: EventQuery, projection: Projection<State>): Promise<State> {
     let state =
       typeof projection.initial === "function"

@@ -129,6 +129,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
     },
     flush: () => (killed ? NEVER : scratch.flush()),
     read: (query) => scratch.read(query),
+    readRecent: (continuity, after) => scratch.readRecent?.(continuity, after),
     fold: (query, projection) => scratch.fold(query, projection),
     subscribe: (subscribeOptions) => scratch.subscribe(subscribeOptions),
     head: () => scratch.head(),

@@ -392,6 +392,12 @@ export async function catchUp(
   continuity: string,
   history: ThreadHistory,
 ): Promise<void> {
+  // What this store wrote itself since, when nothing else committed: no read of the database.
+  const recent = store.readRecent?.(continuity, history.lastSeq);
+  if (recent) {
+    for (const event of recent) history.apply(event);
+    return;
+  }
   for await (const event of store.read({ continuity, after: history.lastSeq })) {
     history.apply(event);
   }

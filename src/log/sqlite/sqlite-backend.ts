@@ -268,6 +268,10 @@ class SqliteBackend implements LogBackend {
   }
 
   async head(): Promise<number> {
+    return this.headNow();
+  }
+
+  headNow(): number {
     return this.#guard(() => this.#maxSeq.get() ?? 0);
   }
 
