@@ -189,9 +189,32 @@ describe("chat renderer: actions", () => {
     // The word being written ("line") waits for the space after it: it may still need wrapping.
     feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "partial line" }));
     feed(succeeded("s1", "a", 3000));
-    expect(screen()).toEqual(["Line one", "Line two", "partial", "✓ slow 3.0 s"]);
+    // An action that ends mid-line does not break the line: its line follows the line's end.
+    expect(screen()).toEqual(["Line one", "Line two", "partial"]);
+    feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: " done\nand " }));
+    expect(screen()).toEqual(["Line one", "Line two", "partial line done", "✓ slow 3.0 s", "and"]);
     feed(ended("completed"));
     expect(out.text.endsWith("\n")).toBe(true);
+  });
+
+  it("prints an action's end after the line a response is writing, outside a terminal too", () => {
+    const { feed, out } = setup({ tty: false });
+    feed(dispatched("s1", "a", "clock.now"));
+    feed(output("s1", { type: "block-start", kind: "response", block: 0, final: true, at: pos }));
+    feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "Happy " }));
+    feed(succeeded("s1", "a", 2));
+    feed(output("s1", { type: "block-delta", kind: "response", block: 0, text: "Friday.\nBye" }));
+    feed(succeeded("s1", "b", 1));
+    feed(ended("completed"));
+    expect(stripColor(out.text).split("\n")).toEqual([
+      "→ tool clock.now",
+      "Happy Friday.",
+      "✓ clock.now 2 ms",
+      // "Bye" waits for the word's end (it may still need wrapping): no partial line was open.
+      "✓ b 1 ms",
+      "Bye",
+      "",
+    ]);
   });
 
   it("prints one line at start and one at end outside a terminal, with no escape sequences", () => {

@@ -27,6 +27,8 @@ describe("log sink batching", () => {
     void log.write({ type: "reasoning", block: 1, text: "hm" });
     await log.write({ type: "stop", reason: "end", providerReason: null });
     await log.close();
+    // After a stop the sink waits for nothing: its `message.completed` carries the deltas before it.
+    await log.completed();
     const deltas = (await readAll(store, "home")).filter((event) => event.type === "token.delta");
     expect(deltas.map((event) => event.data)).toEqual([
       { block: "text:0", text: "Hello wörld 😀", deltas: [3, 2, 9] },
@@ -50,6 +52,7 @@ describe("log sink batching", () => {
     void log.write({ type: "text", block: 0, text: "after" });
     await log.write({ type: "stop", reason: "end", providerReason: null });
     await log.close();
+    await log.completed();
     const types = (await readAll(store, "home"))
       .filter((event) => event.stream.id === step)
       .map((event) =>

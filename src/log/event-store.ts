@@ -87,6 +87,13 @@ export interface EventStore {
   readonly kind: "sqlite" | "postgres";
   /** Where the store lives, with any password removed: safe to print. */
   readonly location: string;
+  /**
+   * True for a store that may hold an append's answer until an input from outside the log is
+   * re-enacted there (replay's verifying store holds one until a cancel is issued). Code that
+   * queues an event and decides without waiting for it (a step's `message.completed`, before the
+   * loop's decision) waits for its answer on such a store, so that the input lands where it did.
+   */
+  readonly holdsAnswers?: boolean;
   /** Content-addressed blobs in the same backend. */
   readonly artifacts: ArtifactStore;
 

@@ -110,6 +110,7 @@ export function createVerifyingStore(options: VerifyingStoreOptions): VerifyingS
   const store: VerifyingStore = {
     kind: scratch.kind,
     location: scratch.location,
+    holdsAnswers: true,
     artifacts: scratch.artifacts,
     append(event) {
       const ok = check(event);

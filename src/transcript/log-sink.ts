@@ -53,6 +53,12 @@ export interface LogStreamSink extends StreamSink {
   /** Appends the buffered deltas now (before appending other events of the step). */
   flush(): void;
   close(): Promise<void>;
+  /**
+   * The append of the step's `message.completed`, once the stream has stopped: the sink does not
+   * wait for it to be durable (nor does its `close`), so the step's end can share its commit;
+   * whatever must never stand in the log without it is appended `after` it.
+   */
+  completed(): Promise<unknown> | undefined;
 }
 
 class LogSink implements LogStreamSink {
@@ -69,6 +75,7 @@ class LogSink implements LogStreamSink {
   #bufferBlock: string | undefined;
   #bufferTexts: string[] = [];
   #timer: NodeJS.Immediate | undefined;
+  #completed: Promise<unknown> | undefined;
   #failure: unknown;
   #failed = false;
   readonly #onReject = (error: unknown): void => {
@@ -108,14 +115,19 @@ class LogSink implements LogStreamSink {
             error: toProviderErrorData(part.error),
           }),
         ]);
-      case "stop":
+      case "stop": {
         this.flush();
-        return this.#critical([
+        const completed = this.#store.appendBatch([
           this.#event(
             "message.completed",
             toMessageData(this.#assembler.message(), this.#provider),
           ),
         ]);
+        // Its failure surfaces through what is appended after it (see `completed`).
+        completed.catch(() => undefined);
+        this.#completed = completed;
+        return;
+      }
       case "error": {
         this.flush();
         const message = this.#assembler.message();
@@ -166,11 +178,17 @@ class LogSink implements LogStreamSink {
     this.#pending.push(append.then(undefined, this.#onReject));
   }
 
+  completed(): Promise<unknown> | undefined {
+    return this.#completed;
+  }
+
   async close(): Promise<void> {
     this.flush();
+    // After a stop, the deltas are written before or with `message.completed`: the step's end
+    // follows that (`completed`), not their durability. Without one, wait for them as before.
     const pending = this.#pending;
     this.#pending = [];
-    await Promise.all(pending);
+    if (this.#completed === undefined) await Promise.all(pending);
     if (this.#failed) throw this.#failure;
   }
 

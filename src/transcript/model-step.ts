@@ -88,6 +88,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const step = stepStreamId(thread, index);
   const stream = { kind: "step" as const, id: step };
   const started = now();
+
   const model =
     "cursor" in options.request ? options.request.settings.model : options.request.model;
   const identity = { kind: "model" as const, thread, index, provider: provider.name, model };
@@ -106,8 +107,15 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
+  const logSink = createLogSink({
+    store,
+    continuity,
+    step,
+    provider: provider.name,
+    format: provider.format,
+  });
   const sinks: StreamSink[] = [
-    createLogSink({ store, continuity, step, provider: provider.name, format: provider.format }),
+    logSink,
     returned.sink,
     ...(options.knowledge ? [keepOpen(options.knowledge)] : []),
     ...(options.sinks ?? []),
@@ -122,27 +130,36 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   await fanout.close();
   const message = await returned.message();
 
-  // `message.completed` is durable (the log sink appended it at the stream's end, while other
-  // sinks and running actions went on); the sinks' reports, `step.completed` and what
-  // `beforeCompleted` gives are one commit.
+  // The log sink appended `message.completed` at the stream's end (while other sinks and running
+  // actions went on) without waiting for it: the sinks' reports, `step.completed` and what
+  // `beforeCompleted` gives are one batch that is written only with or after it, so the whole
+  // step usually ends in one commit, and never stands in the log without its message. Replay
+  // may hold that append's answer to re-enact a cancel that landed before the decision: then
+  // the decision waits for it.
   const durationMs = Math.max(0, now() - started);
+  const completed = logSink.completed();
+  if (store.holdsAnswers && completed !== undefined) await completed.catch(() => undefined);
   const after = (await options.beforeCompleted?.(message)) ?? [];
-  await store.appendBatch([
-    ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
-    {
-      continuity,
-      stream,
-      type: "step.completed",
-      data: {
-        ...identity,
-        model: message.model || model,
-        usage: toUsageData(message.usage),
-        stop_reason: message.stopReason,
-        duration_ms: durationMs,
+  const concluded = store.appendBatch(
+    [
+      ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
+      {
+        continuity,
+        stream,
+        type: "step.completed",
+        data: {
+          ...identity,
+          model: message.model || model,
+          usage: toUsageData(message.usage),
+          stop_reason: message.stopReason,
+          duration_ms: durationMs,
+        },
       },
-    },
-    ...after,
-  ]);
+      ...after,
+    ],
+    completed === undefined ? undefined : { after: [completed] },
+  );
+  await Promise.all([concluded, completed]);
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
     options.estimator!.observe(model, estimate, message.usage.inputTokens);

@@ -9,8 +9,10 @@ export interface LiveTerminal {
   /** Streamed text, possibly ending mid-line. */
   text(chunk: string): void;
   /**
-   * Whole lines printed into the flow (each gets its newline); a partial line is ended first.
-   * With `region`, the live region is replaced in the same write.
+   * Whole lines printed into the flow (each gets its newline). A partial line of streamed text is
+   * not broken: the lines wait for its end (the next newline, `startLine` or `settle`), so an
+   * action that ends while a response is mid-sentence shows after that line. With `region`, the
+   * live region is replaced at once.
    */
   lines(lines: readonly string[], region?: readonly string[]): void;
   /** Replaces the live region; outside a terminal it is never shown. */
@@ -36,6 +38,8 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
   let drawn = 0;
   let midLine = false;
   let held = "";
+  /** Lines printed while a partial line was open, written once it ends (with their newlines). */
+  let waiting = "";
 
   const write = (text: string) => {
     if (text !== "") output.write(text);
@@ -51,10 +55,19 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
   };
   const shown = () => live && region.length > 0;
 
+  /** `done` (whole lines) with the waiting lines after its first line. */
+  const withWaiting = (done: string) => {
+    if (waiting === "") return done;
+    const first = done.indexOf("\n") + 1;
+    const body = waiting;
+    waiting = "";
+    return done.slice(0, first) + body + done.slice(first);
+  };
   const text = (chunk: string) => {
     if (chunk === "") return;
     if (!shown()) {
-      write(chunk);
+      const cut = waiting === "" ? -1 : chunk.indexOf("\n");
+      write(cut === -1 ? chunk : withWaiting(chunk.slice(0, cut + 1)) + chunk.slice(cut + 1));
       midLine = !chunk.endsWith("\n");
       return;
     }
@@ -63,11 +76,12 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
     if (cut === -1) return;
     const done = held.slice(0, cut + 1);
     held = held.slice(cut + 1);
-    write(erase() + done + draw());
+    write(erase() + withWaiting(done) + draw());
   };
   const startLine = () => {
     if (held !== "") text("\n");
-    else if (midLine) write("\n");
+    else if (midLine) write(`\n${withWaiting("")}`);
+    else if (waiting !== "") write(withWaiting(""));
     midLine = false;
   };
   const setLive = (lines: readonly string[]) => {
@@ -97,17 +111,19 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
     },
     lines(lines, next = region) {
       const body = lines.map((line) => `${line}\n`).join("");
-      if (!live || (region.length === 0 && next.length === 0)) {
-        write((midLine ? "\n" : "") + body);
-        midLine = false;
+      if (held !== "" || midLine) {
+        // A partial line is open: the lines wait for its end; the region changes now.
+        waiting += body;
+        if (next !== region) setLive(next);
         return;
       }
-      const partial = held !== "" ? `${held}\n` : midLine ? "\n" : "";
-      held = "";
-      midLine = false;
+      if (!live || (region.length === 0 && next.length === 0)) {
+        write(body);
+        return;
+      }
       const before = erase();
       region = [...next];
-      write(before + partial + body + draw());
+      write(before + body + draw());
     },
   };
 }

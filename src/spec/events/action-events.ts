@@ -25,6 +25,7 @@ export const actionEvents = {
     description:
       "An action's intent, durable before its executor is called: what runs, how, and after what.",
     criticality: "critical",
+    intent: true,
     streams: actionStreams,
     schema: z.strictObject({
       action_id: actionId,

@@ -17,9 +17,10 @@ export interface EventSpec<S extends z.ZodType = z.ZodType> {
   input?: boolean;
   /**
    * Critical events only: the logged intent of an effect that waits for it to be durable (a
-   * model call's `step.started`). Its write starts as soon as the code appending it has run to
-   * its next wait, instead of after the rest of the event loop's turn: the effect is not held up
-   * by work that has nothing to do with it, at the price of less company in that commit.
+   * tool's `action.dispatched`, a model call's `step.started`). Its write starts as soon as the
+   * code appending it has run to its next wait, instead of after the rest of the event loop's
+   * turn: the effect is not held up by work that has nothing to do with it (the rest of a model
+   * stream), at the price of less company in that commit.
    */
   intent?: boolean;
   /**
