@@ -12,11 +12,15 @@ export function withAppends(inner: EventStore, appends: StoreAppends): EventStor
   return {
     kind: inner.kind,
     location: inner.location,
+    ...(inner.holdsAnswers ? { holdsAnswers: true } : {}),
     artifacts: inner.artifacts,
     append: appends.append,
     appendBatch: appends.appendBatch,
     flush: () => inner.flush(),
     read: (query) => inner.read(query),
+    ...(inner.readRecent
+      ? { readRecent: (continuity: string, after: number) => inner.readRecent!(continuity, after) }
+      : {}),
     fold: (query, projection) => inner.fold(query, projection),
     subscribe: (options) => inner.subscribe(options),
     head: () => inner.head(),
