@@ -4,34 +4,17 @@
  * usually share one commit. On a store that may hold an append's answer (replay's, to re-enact a
  * cancel there), the decision waits for that answer instead.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EventStore } from "../src/log/index.js";
 import { createScriptedProvider } from "../src/providers/index.js";
 import type { AnyNewEvent, NewEvent, SpoolEvent } from "../src/spec/index.js";
 import { runModelStep } from "../src/transcript/index.js";
 import { withAppends } from "./support/store-taps.js";
-import { readAll, tempStore } from "./support/transcripts.js";
+import { readAll, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
 const thread = "t1";
-let store: EventStore;
-let cleanup: () => Promise<void>;
-
-beforeEach(async () => {
-  ({ store, cleanup } = await tempStore("spool-step-end-"));
-  await store.appendBatch([
-    { continuity, type: "continuity.created", actor: "ada", origin: "test", data: { title: "c" } },
-    {
-      continuity,
-      type: "thread.started",
-      stream: { kind: "thread", id: thread },
-      data: { directive: "assistant", chain_root: thread, model: "scripted" },
-    },
-  ]);
-});
-afterEach(async () => {
-  await cleanup();
-});
+const temp = useTempStore("spool-step-end-");
 
 /**
  * `store` whose append holding `message.completed` is answered only on `release()`, as replay's
@@ -75,7 +58,7 @@ async function step(target: EventStore, onDecide: () => void) {
 
 describe("a step's end", () => {
   it("decides without waiting for message.completed, and writes the step's end after it", async () => {
-    const holding = holdingStore(store, false);
+    const holding = holdingStore(temp.store, false);
     let decidedWhileHeld = false;
     const done = step(holding.store, () => {
       decidedWhileHeld = holding.held();
@@ -84,14 +67,14 @@ describe("a step's end", () => {
     await expect.poll(() => decidedWhileHeld).toBe(true);
     holding.release();
     await done;
-    const types = (await readAll(store, continuity))
+    const types = (await readAll(temp.store, continuity))
       .filter((event: SpoolEvent) => event.stream.kind === "step")
       .map((event) => event.type);
     expect(types.slice(-2)).toEqual(["message.completed", "step.completed"]);
   });
 
   it("waits for message.completed's answer before deciding on a store that holds answers", async () => {
-    const holding = holdingStore(store, true);
+    const holding = holdingStore(temp.store, true);
     let decided = false;
     const done = step(holding.store, () => {
       decided = true;

@@ -57,8 +57,8 @@ export function requestDigest(request: ProviderRequest): string {
   return hash.update(rest.slice(at + MESSAGES_KEY.length)).digest("hex");
 }
 
-/** The last request's canonical text with no messages, and the settings it was made from. */
-let lastRest: { settings: Record<string, unknown>; text: string } | undefined;
+/** The last request digested and its canonical text with no messages. */
+let lastRest: { request: ProviderRequest; text: string } | undefined;
 
 /**
  * A request's canonical JSON with `"messages":[]`: the last one's text again while the rest of
@@ -66,24 +66,21 @@ let lastRest: { settings: Record<string, unknown>; text: string } | undefined;
  * run's steps are. A long system prompt is then not encoded again every step.
  */
 function restText(request: ProviderRequest): string {
-  const settings = request as unknown as Record<string, unknown>;
-  if (lastRest && sameSettings(lastRest.settings, settings)) return lastRest.text;
+  if (lastRest && sameBesideMessages(lastRest.request, request)) return lastRest.text;
   const text = canonicalJson({ ...request, messages: [] }, canonicalParts);
-  const kept: Record<string, unknown> = {};
-  for (const key of Object.keys(settings)) if (key !== "messages") kept[key] = settings[key];
-  lastRest = { settings: kept, text };
+  lastRest = { request, text };
   return text;
 }
 
-/** `request`'s fields other than `messages` are `kept`'s, each the same value (or object). */
-function sameSettings(kept: Record<string, unknown>, request: Record<string, unknown>): boolean {
-  let count = 0;
-  for (const key of Object.keys(request)) {
-    if (key === "messages") continue;
-    if (!Object.hasOwn(kept, key) || kept[key] !== request[key]) return false;
-    count += 1;
-  }
-  return count === Object.keys(kept).length;
+/** `a` and `b` have the same fields other than `messages`, each the same value (or object). */
+function sameBesideMessages(a: ProviderRequest, b: ProviderRequest): boolean {
+  const before = a as unknown as Record<string, unknown>;
+  const now = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(now);
+  if (keys.length !== Object.keys(before).length) return false;
+  return keys.every(
+    (key) => key === "messages" || (Object.hasOwn(before, key) && before[key] === now[key]),
+  );
 }
 
 /** The recent prefix with `head` whose messages are the longest leading run of `messages`. */

@@ -88,7 +88,6 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const step = stepStreamId(thread, index);
   const stream = { kind: "step" as const, id: step };
   const started = now();
-
   const model =
     "cursor" in options.request ? options.request.settings.model : options.request.model;
   const identity = { kind: "model" as const, thread, index, provider: provider.name, model };

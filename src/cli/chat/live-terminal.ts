@@ -55,19 +55,22 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
   };
   const shown = () => live && region.length > 0;
 
-  /** `done` (whole lines) with the waiting lines after its first line. */
-  const withWaiting = (done: string) => {
-    if (waiting === "") return done;
-    const first = done.indexOf("\n") + 1;
+  /** The waiting lines, taken. */
+  const takeWaiting = () => {
     const body = waiting;
     waiting = "";
-    return done.slice(0, first) + body + done.slice(first);
+    return body;
+  };
+  /** `text` with the waiting lines after its first line's end (as it is when it has none). */
+  const afterFirstLine = (text: string) => {
+    const first = text.indexOf("\n") + 1;
+    if (first === 0 || waiting === "") return text;
+    return text.slice(0, first) + takeWaiting() + text.slice(first);
   };
   const text = (chunk: string) => {
     if (chunk === "") return;
     if (!shown()) {
-      const cut = waiting === "" ? -1 : chunk.indexOf("\n");
-      write(cut === -1 ? chunk : withWaiting(chunk.slice(0, cut + 1)) + chunk.slice(cut + 1));
+      write(afterFirstLine(chunk));
       midLine = !chunk.endsWith("\n");
       return;
     }
@@ -76,12 +79,11 @@ export function createLiveTerminal(output: CliOutput, live: boolean): LiveTermin
     if (cut === -1) return;
     const done = held.slice(0, cut + 1);
     held = held.slice(cut + 1);
-    write(erase() + withWaiting(done) + draw());
+    write(erase() + afterFirstLine(done) + draw());
   };
   const startLine = () => {
     if (held !== "") text("\n");
-    else if (midLine) write(`\n${withWaiting("")}`);
-    else if (waiting !== "") write(withWaiting(""));
+    else if (midLine || waiting !== "") write((midLine ? "\n" : "") + takeWaiting());
     midLine = false;
   };
   const setLive = (lines: readonly string[]) => {
