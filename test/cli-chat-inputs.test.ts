@@ -2,7 +2,8 @@
  * Inputs of a directive through the CLI: `spool chat --directive X --input k=v` fills `$k` in
  * the instructions the model is given, as `spool run` does; a required input that is missing is
  * refused by both with the same error; the inputs are recorded, so `spool replay --verify`
- * compiles the same system prompt. Commands run in-process through `main`.
+ * compiles the same system prompt. A chat on a continuity `spool run` started goes on with its
+ * directive and tools, and replays identical. Commands run in-process through `main`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -108,6 +109,21 @@ describe("directive inputs on the command line", () => {
     // The inputs are on the log: a replay compiles the same prompt without being given them.
     const replay = await spool(["replay", "talk", "--verify"]);
     expect(replay.stderr).toBe("");
+    expect(replay.code).toBe(0);
+  });
+
+  it("goes on in spool chat with the directive and tools spool run started a continuity with", async () => {
+    const ran = await spool(["run", "assistant", "--prompt", "hi", "--continuity", "ran"]);
+    expect(ran).toMatchObject({ code: 0, stderr: "" });
+    const chatted = await chat(["--continuity", "ran"], ["again"]);
+    expect(chatted.stderr).toBe("");
+    expect(chatted.code).toBe(0);
+    // The run had the directive's own tools (no agent manifest): the chat's turn has them too.
+    const [first, second] = await systemPrompts("ran");
+    expect(second).toBe(first);
+    const replay = await spool(["replay", "ran", "--verify"]);
+    expect(replay.stderr).toBe("");
+    expect(replay.stdout).toContain("identical");
     expect(replay.code).toBe(0);
   });
 

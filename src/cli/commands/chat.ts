@@ -17,6 +17,7 @@ import type { CliOutput } from "../format.js";
 import type { CommandHelp } from "../usage.js";
 import {
   ensureContinuity,
+  foregroundDirective,
   openAgentSession,
   recordSessionMcp,
   sessionMcp,
@@ -62,7 +63,8 @@ set, Spool runs its built-in demo agent on the scripted provider, over real tool
 Options:
   --new                  Start a fresh chat continuity instead of continuing the last one
   --continuity <id>      Chat on this continuity (created when absent)
-  --agent <name>         Run this agent manifest (.ai/agents/<name>.yaml; default: assistant)
+  --agent <name>         Run this agent manifest (.ai/agents/<name>.yaml; default: what the
+                         continuity runs, else assistant)
   --directive <name>     Run this directive without a manifest
   --input <k=v>          A typed input of the directive, filling $k in its instructions (repeat
                          for several); a required input missing is refused, as by spool run
@@ -118,13 +120,21 @@ export async function chatCommand(ctx: CommandContext, args: string[]): Promise<
         : values.new
           ? newChatId()
           : ((await latestChat(store)) ?? CHAT_PREFIX);
-    const mcp = await sessionMcp(ctx, store, continuity, values.agent);
+    // A continuity goes on with the directive and agent it runs (as resume and replay take it up),
+    // unless this chat names others: one started by `spool run <directive>` keeps its tools.
+    const running =
+      values.agent === undefined && values.directive === undefined
+        ? await foregroundDirective(store, continuity)
+        : undefined;
+    const agent = values.agent ?? running?.agent;
+    const directive = values.directive ?? running?.directive;
+    const mcp = await sessionMcp(ctx, store, continuity, agent);
     session = openAgentSession(ctx, store, continuity, {
       mcp,
       observer: renderer.observe,
-      ...(values.agent !== undefined ? { agent: values.agent } : {}),
-      ...(values.directive !== undefined ? { directive: values.directive } : {}),
-      inputs,
+      ...(agent !== undefined ? { agent } : {}),
+      ...(directive !== undefined ? { directive } : {}),
+      inputs: values.input === undefined && running?.inputs ? running.inputs : inputs,
       lease: cliLeaseOptions(ctx),
       threadsDir: resolveThreadsDir({ cwd: ctx.io.cwd, env: ctx.io.env, db: values.db }),
     });
