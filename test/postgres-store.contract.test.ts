@@ -20,6 +20,7 @@ describe("PostgreSQL event store", () => {
       location: url,
       open: async (options) =>
         createEventStore(await openPostgresBackend({ url, durability: "fast" }), options),
+      openBackend: () => openPostgresBackend({ url, durability: "fast" }),
       tamper: (seq, dataJson) =>
         raw("UPDATE spool_events SET data = $1 WHERE seq = $2", [dataJson, seq]),
       dropLast: () =>

@@ -35,6 +35,13 @@ function sqliteHarness(threadMinEvents?: number): HarnessFactory {
           }),
           options,
         ),
+      openBackend: async () =>
+        openSqliteBackend({
+          path: dir,
+          durability: "fast",
+          pollIntervalMs: 600_000,
+          threadMinEvents,
+        }),
       tamper: async (seq, dataJson) =>
         raw((db) => db.prepare("UPDATE events SET data = ? WHERE seq = ?").run(dataJson, seq)),
       dropLast: async () =>

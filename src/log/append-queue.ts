@@ -1,47 +1,15 @@
 import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
 import type { LeaseFence } from "./lease.js";
+import type { WriteOptions } from "./log-backend.js";
+import { fenceKeyOf, type QueuedGroup, reject, settle } from "./queued-group.js";
+import { type PredictedEvent, type SeqPrediction, seqMovedError } from "./seq-prediction.js";
 
-/** Writes one transaction: the events, and the lease tokens it must be fenced by. */
+/** Writes one transaction: the events, the lease tokens it must be fenced by, and how. */
 export type WriteBatch = (
   batch: readonly PreparedEvent[],
   fences: readonly LeaseFence[] | undefined,
+  options: WriteOptions | undefined,
 ) => Promise<SpoolEvent[]>;
-
-/** Who waits for an append: `T` is one stored event, or a batch's stored events. */
-interface Waiter<T> {
-  resolve: (value: T) => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * Events appended together; written in one transaction, never split. A batch has one waiter for
- * all its events; a single append has its own, and one more per append coalesced into its event.
- */
-interface QueuedGroup {
-  /** Canonical forms are computed by the backend as it writes, after any coalescing. */
-  events: PreparedEvent[];
-  critical: boolean;
-  /** Holds an intent (see `EventSpec.intent`): its write starts at the next microtask. */
-  intent: boolean;
-  /** Where the group is: waiting, in a write, or written (or not). */
-  state: "queued" | "writing" | "written" | "failed";
-  /** Why its write failed. */
-  error?: unknown;
-  /** Groups that must be written before this one or in its transaction (see `enqueue`). */
-  after?: readonly QueuedGroup[];
-  /** A lone droppable event that later droppable appends may merge into. */
-  open: boolean;
-  /**
-   * The lease tokens the group's transaction must be fenced by, and a key naming them: groups
-   * share a transaction only with groups of the same key, so a refused token fails no append
-   * it did not fence.
-   */
-  fences?: readonly LeaseFence[];
-  fenceKey?: string;
-  batch?: Waiter<SpoolEvent[]>;
-  single?: Waiter<SpoolEvent>;
-  coalesced?: Array<Waiter<SpoolEvent>>;
-}
 
 /** Tuning of group commit. */
 export interface AppendQueueOptions {
@@ -77,6 +45,12 @@ export class AppendQueue {
   #immediate: NodeJS.Immediate | undefined;
   /** A microtask is queued to start writing (an intent waits). */
   #soon = false;
+  /** A write with a seq check is in flight: nothing is written beside it (see `#ended`). */
+  #checking = false;
+  /** Events handed to writes that did not fail: each took (or is taking) a seq. */
+  #handed = 0;
+  /** The groups of the writes in flight, in write order. */
+  #flying: QueuedGroup[] = [];
   /** The group behind each promise this queue returned, for `enqueue`'s `after`. */
   readonly #groupOf = new WeakMap<Promise<unknown>, QueuedGroup>();
   #timer: NodeJS.Timeout | undefined;
@@ -119,11 +93,14 @@ export class AppendQueue {
    * With `after` (promises this queue returned for earlier appends), the group is written only
    * once each of those is written, before it or in its transaction; when one of them failed, the
    * group fails too and nothing of it is written. A promise this queue did not return is ignored.
+   * With `predicted` (from `predict`), the group is written only if every group pending then got
+   * the seq predicted for it; otherwise it fails with `store.seq-moved` and nothing of it is written.
    */
   enqueue(
     events: readonly PreparedEvent[],
     fences?: readonly LeaseFence[],
     after?: readonly Promise<unknown>[],
+    predicted?: SeqPrediction,
   ): Promise<SpoolEvent[]> {
     const critical = events.some((event) => event.criticality === "critical");
     const fenced = fences && fences.length > 0 ? { fences, fenceKey: fenceKeyOf(fences) } : {};
@@ -138,6 +115,7 @@ export class AppendQueue {
       open: false,
       ...fenced,
       ...(before.length > 0 ? { after: before } : {}),
+      ...(predicted ? { predicted } : {}),
     };
     const promise = new Promise<SpoolEvent[]>((resolve, reject) => {
       group.batch = { resolve, reject };
@@ -145,6 +123,40 @@ export class AppendQueue {
     this.#groupOf.set(promise, group);
     this.#push(group);
     return promise;
+  }
+
+  /**
+   * The seqs the appends in flight and pending will get, in order from `known` + 1 (the last seq
+   * this store's answered writes took), if nothing else is written first: each event with its
+   * seq, and the prediction to append with (`enqueue`'s `predicted`), which is checked when that
+   * append is written. No later append merges into a predicted event.
+   */
+  predict(known: number): {
+    prediction: SeqPrediction;
+    events: PredictedEvent[];
+    /** Events in writes in flight (the first of `events`). */
+    flying: number;
+  } {
+    const groups: QueuedGroup[] = [];
+    const events: PredictedEvent[] = [];
+    let seq = known + 1;
+    let flying = 0;
+    for (const group of this.#flying) {
+      groups.push(group);
+      flying += group.events.length;
+      for (const event of group.events) events.push({ event, seq: seq++ });
+    }
+    for (let i = this.#head; i < this.#groups.length; i++) {
+      const group = this.#groups[i]!;
+      group.open = false;
+      groups.push(group);
+      for (const event of group.events) events.push({ event, seq: seq++ });
+    }
+    return {
+      prediction: { groups, base: known + 1, handed: this.#handed - flying },
+      events,
+      flying,
+    };
   }
 
   #push(group: QueuedGroup): void {
@@ -238,30 +250,56 @@ export class AppendQueue {
     this.#timer = undefined;
     let first = true;
     let started = 0;
-    while (this.#pending > 0 && this.#inFlight < this.#maxInFlight && (first || this.#urgent)) {
+    while (
+      this.#pending > 0 &&
+      this.#inFlight < this.#maxInFlight &&
+      !this.#checking &&
+      (first || this.#urgent)
+    ) {
       first = false;
-      const taken = this.#take();
+      const { taken, expectFirst } = this.#take();
       // The next group waits for a write in flight (see `enqueue`'s `after`): its end goes on.
       if (taken.length === 0) break;
       started += 1;
       const batch = taken.length === 1 ? taken[0]!.events : taken.flatMap((group) => group.events);
       this.#inFlight += 1;
+      this.#handed += batch.length;
+      for (const group of taken) this.#flying.push(group);
+      this.#checking = expectFirst !== undefined;
       let written: Promise<SpoolEvent[]>;
       try {
-        written = this.#write(batch, taken[0]!.fences);
+        written = this.#write(
+          batch,
+          taken[0]!.fences,
+          expectFirst === undefined ? undefined : { expectFirst },
+        );
       } catch (error) {
         written = Promise.reject(error);
       }
       written.then(
         (stored) => this.#ended(taken, stored),
-        (error) => this.#ended(taken, undefined, error),
+        (error) => this.#ended(taken, undefined, error, expectFirst !== undefined),
       );
     }
     return started;
   }
 
-  #ended(groups: readonly QueuedGroup[], stored: SpoolEvent[] | undefined, error?: unknown): void {
+  #ended(
+    groups: readonly QueuedGroup[],
+    stored: SpoolEvent[] | undefined,
+    error?: unknown,
+    checked = false,
+  ): void {
     this.#inFlight -= 1;
+    this.#checking = false;
+    // Writes end in the order they were handed: theirs are the first groups in flight.
+    this.#flying.splice(0, groups.length);
+    if (!stored) this.#handed -= groups.reduce((sum, group) => sum + group.events.length, 0);
+    if (checked && (error as { code?: unknown } | undefined)?.code === "store.seq-moved") {
+      this.#requeue(groups, error);
+      this.#goOn();
+      return;
+    }
     for (const group of groups) {
       group.state = stored ? "written" : "failed";
       if (!stored) group.error = error;
@@ -269,11 +307,38 @@ export class AppendQueue {
     }
     if (stored) settle(groups, stored);
     else for (const group of groups) reject(group, error);
+    this.#goOn();
+  }
+
+  /** After a write: wakes whoever waits for one, and writes on. */
+  #goOn(): void {
     for (const wake of this.#writeEnded.splice(0)) wake();
     if (this.#pending === 0) return;
     // Whatever is urgent goes on at once; lone droppables get their timer again.
     if (this.#urgent) this.#startWriting();
     else this.#schedule(false);
+  }
+
+  /**
+   * A write refused because a seq prediction no longer held: the predicting group in it fails;
+   * the others go back to the front of the queue, in order, to be written without it. (No other
+   * write starts while a checked one is in flight.)
+   */
+  #requeue(groups: readonly QueuedGroup[], error: unknown): void {
+    const failed = groups.filter((group) => group.predicted !== undefined);
+    const back = groups.filter((group) => group.predicted === undefined);
+    for (const group of back) {
+      group.state = "queued";
+      if (group.critical) this.#critical += 1;
+      this.#queued += group.events.length;
+    }
+    this.#groups.splice(this.#head, 0, ...back);
+    for (const group of failed) {
+      group.state = "failed";
+      group.error = error;
+      group.predicted = undefined;
+      reject(group, error);
+    }
   }
 
   get #pending(): number {
@@ -282,14 +347,28 @@ export class AppendQueue {
 
   /**
    * The groups of the next transaction: whole groups of one fence key, up to `maxBatch` events
-   * unless one is larger.
+   * unless one is larger, and the seq its first event must get when a group in it was appended
+   * with a prediction (the write then ends with that group).
    */
-  #take(): QueuedGroup[] {
+  #take(): { taken: QueuedGroup[]; expectFirst: number | undefined } {
     const taken: QueuedGroup[] = [];
     let events = 0;
+    let expectFirst: number | undefined;
     while (this.#pending > 0) {
       const group = this.#groups[this.#head]!;
       const waits = group.after ? this.#waitsFor(group, taken) : "no";
+      if (waits === "no" && group.predicted) {
+        // A write with a check goes alone after what it follows: a refusal then fails only it.
+        if (taken.some((other) => other.predicted)) break;
+        const failed = group.predicted.groups.some(
+          (predicted) => (predicted as QueuedGroup).state === "failed",
+        );
+        if (failed) {
+          this.#drop(group, seqMovedError("an append it was predicted after failed"));
+          continue;
+        }
+        expectFirst = group.predicted.base + (this.#handed - group.predicted.handed);
+      }
       if (waits === "write") break;
       if (waits === "no") {
         if (events > 0 && events + group.events.length > this.#options.maxBatch) break;
@@ -312,12 +391,26 @@ export class AppendQueue {
       group.state = "writing";
       taken.push(group);
       events += group.events.length;
+      if (group.predicted) break;
     }
     if (this.#head > 1024 && this.#head * 2 > this.#groups.length) {
       this.#groups = this.#groups.slice(this.#head);
       this.#head = 0;
     }
-    return taken;
+    return { taken, expectFirst };
+  }
+
+  /** Fails a group taken from the queue's front without writing it. */
+  #drop(group: QueuedGroup, error: unknown): void {
+    this.#groups[this.#head] = undefined;
+    this.#head += 1;
+    if (group.critical) this.#critical -= 1;
+    this.#queued -= group.events.length;
+    group.state = "failed";
+    group.error = error;
+    group.after = undefined;
+    group.predicted = undefined;
+    reject(group, error);
   }
 
   /**
@@ -332,38 +425,4 @@ export class AppendQueue {
     }
     return waits;
   }
-}
-
-/** Rejects every waiter of `group` with `error`. */
-function reject(group: QueuedGroup, error: unknown): void {
-  group.batch?.reject(error);
-  group.single?.reject(error);
-  for (const waiter of group.coalesced ?? []) waiter.reject(error);
-}
-
-/** Resolves every waiter of `groups` with its events out of `stored`, the write's result in order. */
-function settle(groups: readonly QueuedGroup[], stored: readonly SpoolEvent[]): void {
-  let offset = 0;
-  for (const group of groups) {
-    const count = group.events.length;
-    if (group.batch)
-      group.batch.resolve(
-        count === stored.length ? (stored as SpoolEvent[]) : stored.slice(offset, offset + count),
-      );
-    if (group.single) {
-      const event = stored[offset]!;
-      group.single.resolve(event);
-      for (const waiter of group.coalesced ?? []) waiter.resolve(event);
-    }
-    offset += count;
-  }
-}
-
-/** A key naming a set of fences: equal keys, equal fences. */
-function fenceKeyOf(fences: readonly LeaseFence[]): string {
-  if (fences.length === 1) return `${fences[0]!.token} ${fences[0]!.continuity}`;
-  return fences
-    .map((fence) => `${fence.token} ${fence.continuity}`)
-    .sort()
-    .join("\n");
 }

@@ -1,6 +1,7 @@
 import type { AnyNewEvent, NewEvent, SpoolEvent, StreamRef } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { LeaseAcquisition, LeaseInfo, LeaseRenewal } from "./lease.js";
+import type { SeqPrediction } from "./seq-prediction.js";
 
 /** Which events a read or a subscription covers. All fields narrow; none means the whole log. */
 export interface EventQuery {
@@ -55,6 +56,14 @@ export interface Projection<State> {
   reduce(state: State, event: SpoolEvent): State;
 }
 
+/** What `EventStore.readAhead` gives. */
+export interface ReadAhead {
+  /** The continuity's events after the seq asked for: written ones, then queued ones. */
+  events: readonly SpoolEvent[];
+  /** What a batch built from those seqs is appended with (`AppendBatchOptions.predicted`). */
+  prediction: SeqPrediction;
+}
+
 /** Options of `EventStore.appendBatch`. */
 export interface AppendBatchOptions {
   /**
@@ -65,6 +74,12 @@ export interface AppendBatchOptions {
    * never stand in the log without it: both may share one commit.
    */
   after?: readonly Promise<unknown>[];
+  /**
+   * A prediction from `readAhead`: the batch is written only if every append queued when it was
+   * made got the seq it predicted (so what was built from those seqs is true); otherwise the
+   * batch fails with `StoreError` `store.seq-moved` and nothing of it is written.
+   */
+  predicted?: SeqPrediction;
 }
 
 /**
@@ -115,6 +130,13 @@ export interface EventStore {
    * step); `undefined` when only `read` can answer. Optional: a store without it is read.
    */
   readRecent?(continuity: string, after: number): readonly SpoolEvent[] | undefined;
+  /**
+   * Like `readRecent`, and with the events of `continuity` this store has queued and not yet
+   * written, each with the seq it will get if nothing else is written first (an empty `hash`:
+   * not linked yet). `undefined` when it cannot say (see `readRecent`).
+   * Whatever is appended from those seqs must carry `prediction` (`AppendBatchOptions.predicted`).
+   */
+  readAhead?(continuity: string, after: number): ReadAhead | undefined;
   /** Folds `projection` over the events matching `query`. */
   fold<State>(query: EventQuery, projection: Projection<State>): Promise<State>;
   /**

@@ -10,6 +10,7 @@ export type {
   EventQuery,
   EventStore,
   Projection,
+  ReadAhead,
   ReadQuery,
   SubscribeOptions,
   SubscriptionMessage,
@@ -24,11 +25,12 @@ export type {
   LeaseRenewal,
   LeaseRow,
 } from "./lease.js";
-export type { EventPage, LogBackend, PendingEvent } from "./log-backend.js";
+export type { EventPage, LogBackend, PendingEvent, WriteOptions } from "./log-backend.js";
 export { createEventStore, type LogStoreOptions } from "./log-store.js";
 export { type OpenStoreOptions, openEventStore, resolveStoreLocation } from "./open-store.js";
 export { openPostgresBackend, type PostgresBackendOptions } from "./postgres/index.js";
 export { redactUrl } from "./postgres/postgres-errors.js";
+export type { SeqPrediction } from "./seq-prediction.js";
 export {
   type Durability,
   openSqliteBackend,

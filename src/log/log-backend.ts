@@ -8,6 +8,12 @@ import type { ArtifactStore } from "./artifact-store.js";
 import type { ContinuityHead, EventQuery } from "./event-store.js";
 import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "./lease.js";
 
+/** How `LogBackend.write` writes one transaction beside its events and fences. */
+export interface WriteOptions {
+  /** The seq its first event must get: `store.seq-moved`, nothing written, when it would not. */
+  expectFirst?: number;
+}
+
 /** A prepared event with its canonical text, ready for the backend to chain and write. */
 export interface PendingEvent {
   event: PreparedEvent;
@@ -55,9 +61,15 @@ export interface LogBackend {
    * Writes events atomically and in order in one transaction: assigns seqs (commit order equals
    * seq order), links each continuity's hash chain, and resolves once committed durably.
    * With `fences`, first checks in the same transaction that each token is its continuity's
-   * current lease token, and writes nothing (`store.lease-lost`) when one is not.
+   * current lease token, and writes nothing (`store.lease-lost`) when one is not. With
+   * `expectFirst`, checks under the same lock that the batch's first seq is that one, and writes
+   * nothing (`store.seq-moved`) when it is not.
    */
-  write(batch: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]>;
+  write(
+    batch: readonly PreparedEvent[],
+    fences?: readonly LeaseFence[],
+    options?: WriteOptions,
+  ): Promise<SpoolEvent[]>;
   /**
    * Grants the lease of `continuity` to `holder` unless someone holds it live at `now` (the
    * rule of `decideAcquire`), atomically with any other process's request.

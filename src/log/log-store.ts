@@ -1,9 +1,11 @@
 import {
+  canonicalJson,
   type EventDefaults,
   type NewEvent,
   prepareEvent,
   type SpoolEvent,
   StoreError,
+  storedEvent,
 } from "../spec/index.js";
 import { AppendQueue } from "./append-queue.js";
 import type {
@@ -12,6 +14,7 @@ import type {
   EventQuery,
   EventStore,
   Projection,
+  ReadAhead,
   ReadQuery,
   SubscribeOptions,
   SubscriptionMessage,
@@ -89,8 +92,8 @@ class LogStore implements EventStore {
       newId: options.defaults?.newId ?? (() => newUlid()),
     };
     this.#queue = new AppendQueue(
-      async (batch, fences) => {
-        const stored = await backend.write(batch, fences);
+      async (batch, fences, options) => {
+        const stored = await backend.write(batch, fences, options);
         this.#tail.stored(stored);
         const last = stored.at(-1);
         if (last) this.#signal.advance(last.seq);
@@ -133,7 +136,12 @@ class LogStore implements EventStore {
     // Every event is validated before any is queued: one bad event and nothing is written.
     return this.#submit(() => {
       const prepared = events.map((event) => prepareEvent(event, this.#defaults));
-      return this.#queue.enqueue(prepared, this.#fencesOf(prepared), options?.after);
+      return this.#queue.enqueue(
+        prepared,
+        this.#fencesOf(prepared),
+        options?.after,
+        options?.predicted,
+      );
     });
   }
 
@@ -233,6 +241,25 @@ class LogStore implements EventStore {
     if (this.#closed) return undefined;
     const head = this.#backend.headNow?.();
     return head === undefined ? undefined : this.#tail.answer({ continuity, after }, head);
+  }
+
+  readAhead(continuity: string, after: number): ReadAhead | undefined {
+    if (this.#closed) return undefined;
+    const head = this.#backend.headNow?.();
+    const written = head === undefined ? undefined : this.#tail.since(continuity, after);
+    if (!written) return undefined;
+    const known = this.#tail.known;
+    const ahead = this.#queue.predict(known);
+    // Committed beyond this store's writes in flight: another writer came first.
+    if (head! > known + ahead.flying) return undefined;
+    const events = [...written];
+    for (const { event, seq } of ahead.events) {
+      if (event.continuity !== continuity || seq <= after) continue;
+      // As a read will give it once written; its chain hash is not linked yet.
+      const data = JSON.parse(canonicalJson(event.data));
+      events.push({ ...storedEvent(event, seq, ""), data } as SpoolEvent);
+    }
+    return { events, prediction: ahead.prediction };
   }
 
   async fold<State>(query: EventQuery, projection: Projection<State>): Promise<State> {

@@ -54,6 +54,19 @@ export class RecentTail {
     this.#known = events.at(-1)!.seq;
   }
 
+  /** The last seq the tail knows: each write it was told of ended at or before it. */
+  get known(): number {
+    return this.#known;
+  }
+
+  /**
+   * The events of `continuity` after `after` up to `known`, when the tail holds all of them;
+   * `undefined` when `after` is before what it knows.
+   */
+  since(continuity: string, after: number): readonly SpoolEvent[] | undefined {
+    return this.answer({ continuity, after }, this.#known);
+  }
+
   /** True for the reads the tail may answer: one continuity's whole stream. */
   static mayAnswer(query: ReadQuery): boolean {
     return query.continuity !== undefined && !query.stream && !query.types;

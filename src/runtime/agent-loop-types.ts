@@ -102,6 +102,11 @@ export interface StepReview extends PreStepReview {
   decision: Decision["decision"] | "limit";
   /** The provider refused the step as longer than the context window: the thread must hand off. */
   contextTooLong: boolean;
+  /**
+   * Settles once the step's end is written, when the loop did not wait for it: whatever reads the
+   * log or logs from the thread's history (hooks, a summary, a handoff) waits for it first.
+   */
+  ended?: Promise<unknown>;
 }
 
 /**

@@ -9,13 +9,12 @@ import {
   textTokens,
 } from "../continuity/index.js";
 import { feedValueSource } from "../feeds/index.js";
-import type { EventStore } from "../log/index.js";
 import type { Usage } from "../providers/index.js";
 import { costOf, cursorRotatedEvent, emptyUsage, toUsageData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
 import { stepStreamId } from "../transcript/index.js";
 import type { ThreadRunOptions, ThreadRunResult } from "./agent-loop-types.js";
-import { notify, runAgentStep } from "./agent-step.js";
+import { type AgentStepResult, notify, runAgentStep } from "./agent-step.js";
 import {
   addUsage,
   contextOverflowDecision,
@@ -28,6 +27,7 @@ import {
 } from "./loop-decision.js";
 import type { RunLimitName, RunTotals } from "./run-notice.js";
 import type { StepFeeds } from "./session-feeds.js";
+import { catchUp, StepAhead } from "./step-ahead.js";
 import { stepRequest } from "./step-cursor.js";
 import type { ThreadHistory } from "./thread-history.js";
 
@@ -59,6 +59,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
   let feeds: StepFeeds | undefined;
+  /** The step whose feeds were read and logged (a start refused and compiled again keeps them). */
+  let feedsStep: string | undefined;
+  const ahead = new StepAhead(store, continuity);
   const compile = () => {
     return compileContext(
       history.view(),
@@ -84,10 +87,18 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   };
   /** Cuts inputs too long for the context to artifacts: logged, then applied by the history. */
   const cutInputs = async () => {
-    const cuts = planInputCuts(history.view(), inputLimit, inputCounts, (entry, id) =>
-      history.whole(entry, id),
-    );
+    const plan = () =>
+      planInputCuts(history.view(), inputLimit, inputCounts, (entry, id) =>
+        history.whole(entry, id),
+      );
+    let cuts = plan();
     if (cuts.length === 0) return;
+    // A cut names its message's seq: only a written one.
+    if (ahead.ahead) {
+      await ahead.settle(history);
+      cuts = plan();
+      if (cuts.length === 0) return;
+    }
     await logInputCuts(store, continuity, thread, cuts);
     await catchUp(store, continuity, history);
   };
@@ -171,23 +182,34 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       return finish("limit");
     }
     if (options.signal?.aborted) return finish("cancelled");
-    await catchUp(store, continuity, history);
+    // The last step's end may still be queued: it is read ahead (see `StepAhead`).
+    await ahead.catchUp(history);
     await cutInputs();
-    // A handoff before the compile keeps these feeds: one read of the world per step.
-    feeds = await options.feeds?.(stepStreamId(thread, index));
-    if (feeds !== undefined) {
-      await store.append({
-        continuity,
-        stream: { kind: "step", id: stepStreamId(thread, index) },
-        type: "context.feeds",
-        data: {
-          text: feeds.text,
-          ...(Object.keys(feeds.values).length > 0 ? { values: feeds.values } : {}),
-        },
-      });
+    // A handoff before the compile keeps these feeds: one read of the world per step (a step
+    // whose start was refused and is compiled again keeps them too).
+    const feedsFor = stepStreamId(thread, index);
+    if (feedsStep !== feedsFor) {
+      feedsStep = feedsFor;
+      feeds = await options.feeds?.(feedsFor);
+      if (feeds !== undefined) {
+        await store.append({
+          continuity,
+          stream: { kind: "step", id: feedsFor },
+          type: "context.feeds",
+          data: {
+            text: feeds.text,
+            ...(Object.keys(feeds.values).length > 0 ? { values: feeds.values } : {}),
+          },
+        });
+      }
     }
     let bundle = compile();
     if (options.lifecycle && (bundle.omitted > 0 || bundle.overBudget)) {
+      // A handoff logs the history's seqs: only written ones.
+      if (ahead.ahead) {
+        await ahead.settle(history);
+        bundle = compile();
+      }
       const next = await options.lifecycle.beforeStep({
         thread,
         history,
@@ -238,55 +260,66 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       onRotate: (rotation) =>
         store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
     });
-    const outcome = await runAgentStep({
-      store,
-      continuity,
-      thread,
-      index,
-      provider: options.provider,
-      request: call.request,
-      preamble: [
-        {
-          continuity,
-          stream: { kind: "step", id: step },
-          type: "context.compiled",
-          data: call.cursor ? { ...record.data, cursor: call.cursor } : record.data,
+    let outcome: AgentStepResult;
+    try {
+      outcome = await runAgentStep({
+        store,
+        continuity,
+        thread,
+        index,
+        provider: options.provider,
+        request: call.request,
+        preamble: [
+          {
+            continuity,
+            stream: { kind: "step", id: step },
+            type: "context.compiled",
+            data: call.cursor ? { ...record.data, cursor: call.cursor } : record.data,
+          },
+        ],
+        executors: options.executors,
+        // `$id` of a feed holds still for the step; the thread's own variables shadow feeds.
+        variables: createVariableStore({
+          initial: history.variables(),
+          ...(feeds ? { fallbacks: [feedValueSource(feeds.values)] } : {}),
+        }),
+        ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
+        estimator: options.estimator,
+        ...(options.signer ? { signer: options.signer } : {}),
+        ...(observer ? { observer } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.random ? { random: options.random } : {}),
+        ...(options.tasks ? { tasks: options.tasks } : {}),
+        ...(ahead.ahead ? { start: ahead.startOptions() } : {}),
+        endLater: true,
+        // Decided as the step ends, and committed with its `step.completed` (a failed call waits
+        // for the error hooks, which may retry it: decided after).
+        conclude: (ended) => {
+          const decision = decide(ended, options.signal);
+          if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
+          const projected = projectTotals(totals, usage, ended.message.usage, info);
+          const limit =
+            decision.decision === "continue"
+              ? overLimit(options.limits, projected, projected.steps, now() - started)
+              : undefined;
+          early = { decision, limit };
+          return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
         },
-      ],
-      executors: options.executors,
-      // `$id` of a feed holds still for the step; the thread's own variables shadow feeds.
-      variables: createVariableStore({
-        initial: history.variables(),
-        ...(feeds ? { fallbacks: [feedValueSource(feeds.values)] } : {}),
-      }),
-      ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
-      estimator: options.estimator,
-      ...(options.signer ? { signer: options.signer } : {}),
-      ...(observer ? { observer } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.random ? { random: options.random } : {}),
-      ...(options.tasks ? { tasks: options.tasks } : {}),
-      // Decided as the step ends, and committed with its `step.completed` (a failed call waits
-      // for the error hooks, which may retry it: decided after).
-      conclude: (ended) => {
-        const decision = decide(ended, options.signal);
-        if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
-        const projected = projectTotals(totals, usage, ended.message.usage, info);
-        const limit =
-          decision.decision === "continue"
-            ? overLimit(options.limits, projected, projected.steps, now() - started)
-            : undefined;
-        early = { decision, limit };
-        return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
-      },
-      ...(files
-        ? {
-            transcript: files.transcript,
-            knowledge: files.knowledge,
-            threadStartSeq: files.startSeq,
-          }
-        : {}),
-    });
+        ...(files
+          ? {
+              transcript: files.transcript,
+              knowledge: files.knowledge,
+              threadStartSeq: files.startSeq,
+            }
+          : {}),
+      });
+    } catch (error) {
+      if ((error as { code?: unknown } | undefined)?.code !== "store.seq-moved") throw error;
+      // Something else was written before the last step's end: compile again from the log.
+      await ahead.settle(history);
+      continue;
+    }
+    ahead.stepEnded(outcome.ended);
     index += 1;
     totals.steps += 1;
     lastResponseId = outcome.message.responseId;
@@ -308,6 +341,9 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     });
 
     let decision = early?.decision ?? decide(outcome, options.signal);
+    // Only a step the run goes on from is not waited for: hooks, limits and the run's end
+    // follow a written step.
+    if (decision.decision !== "continue" || early?.limit) await ahead.written();
     let retryDelay = 0;
     // Too long for the window: the lifecycle hands the thread off (only it can), not the hooks.
     const overflow: Decision | undefined = options.lifecycle
@@ -377,28 +413,12 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         runCompleted: runData({ status: "continued" }),
         responseId: outcome.message.responseId,
         contextTooLong: overflowed,
+        ...(outcome.ended !== undefined ? { ended: outcome.ended } : {}),
       });
       if (next) switchTo(next);
     }
     if (ended)
       return { ...ended, nextStep: thread === ended.thread ? index : 0, thread: ended.thread };
     if (retryDelay > 0) await options.lifecycle?.sleep(retryDelay, options.signal);
-  }
-}
-
-/** Feeds the history every event of the continuity it has not seen yet. */
-export async function catchUp(
-  store: EventStore,
-  continuity: string,
-  history: ThreadHistory,
-): Promise<void> {
-  // What this store wrote itself since, when nothing else committed: no read of the database.
-  const recent = store.readRecent?.(continuity, history.lastSeq);
-  if (recent) {
-    for (const event of recent) history.apply(event);
-    return;
-  }
-  for await (const event of store.read({ continuity, after: history.lastSeq })) {
-    history.apply(event);
   }
 }

@@ -9,7 +9,7 @@ import {
   type TaskSet,
   type VariableStore,
 } from "../actions/index.js";
-import type { EventStore } from "../log/index.js";
+import type { AppendBatchOptions, EventStore } from "../log/index.js";
 import type { ActionRequest } from "../protocol/index.js";
 import type {
   AssembledMessage,
@@ -67,6 +67,10 @@ export interface AgentStepOptions {
    * `undefined` leaves them to the caller (`concluded` is then false).
    */
   conclude?: (outcome: AgentStepResult) => readonly NewEvent[] | undefined;
+  /** How the step's start is appended (see `runModelStep`'s `start`). */
+  start?: AppendBatchOptions;
+  /** Return before the step's end is written (see `runModelStep`'s `endLater`). */
+  endLater?: boolean;
 }
 
 /** What an executor factory is given: the step's id, action log and variables. */
@@ -96,6 +100,8 @@ export interface AgentStepResult {
   nativeCalls: number;
   /** True when `conclude`'s events were committed with `step.completed`. */
   concluded: boolean;
+  /** With `endLater`: settles once the step's end is written. */
+  ended?: Promise<unknown>;
 }
 
 /**
@@ -188,26 +194,36 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     concluded = events !== undefined;
     return events ?? [];
   };
-  const model = await runModelStep({
-    store,
-    continuity,
-    thread,
-    index,
-    provider: options.provider,
-    request: options.request,
-    ...(options.preamble ? { preamble: options.preamble } : {}),
-    sinks: [bridge],
-    beforeCompleted,
-    ...(options.estimator ? { estimator: options.estimator } : {}),
-    ...(options.signer ? { signer: options.signer } : {}),
-    ...(options.transcript ? { transcript: options.transcript } : {}),
-    ...(options.knowledge ? { knowledge: options.knowledge } : {}),
-    ...(options.threadStartSeq !== undefined ? { threadStartSeq: options.threadStartSeq } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  let model: Awaited<ReturnType<typeof runModelStep>>;
+  try {
+    model = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index,
+      provider: options.provider,
+      request: options.request,
+      ...(options.preamble ? { preamble: options.preamble } : {}),
+      sinks: [bridge],
+      beforeCompleted,
+      ...(options.estimator ? { estimator: options.estimator } : {}),
+      ...(options.signer ? { signer: options.signer } : {}),
+      ...(options.transcript ? { transcript: options.transcript } : {}),
+      ...(options.knowledge ? { knowledge: options.knowledge } : {}),
+      ...(options.threadStartSeq !== undefined ? { threadStartSeq: options.threadStartSeq } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.start ? { start: options.start } : {}),
+      ...(options.endLater ? { endLater: true } : {}),
+    });
+  } catch (error) {
+    // The step never started (its start was refused): its scheduler ends with nothing run.
+    text.close();
+    await consume;
+    throw error;
+  }
   text.close();
   await consume;
-  return { ...outcomeOf(model.message), concluded };
+  return { ...outcomeOf(model.message), concluded, ...(model.ended ? { ended: model.ended } : {}) };
 }
 
 const NO_POSITION = { offset: 0, line: 1, column: 1 };

@@ -21,9 +21,9 @@ import { emptyUsage, MODEL_RETRY, modelRetryDelay } from "../providers/index.js"
 import type { SpoolEvent } from "../spec/index.js";
 import type { CheckpointSigner } from "../transcript/index.js";
 import { parseStepStreamId } from "../transcript/index.js";
-import { catchUp } from "./agent-loop.js";
 import type { LoopContinuity, PreStepReview, StepReview } from "./agent-loop-types.js";
 import { createHookDispatcher, type HookDispatcherOptions } from "./hook-dispatch.js";
+import { catchUp } from "./step-ahead.js";
 import type { ThreadHistory } from "./thread-history.js";
 
 /** Everything the continuity driver of one continuity needs. */
@@ -201,8 +201,16 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
         async afterStep(review: StepReview) {
           const { thread, history, bundle } = review;
           // The step's own events (its answer, its results, `loop.decided`) come after the
-          // compile the loop caught up for: a summary or a handoff from here must see them.
-          if (driven.handoff) await catchUp(store, continuity, history);
+          // compile the loop caught up for: a hook, a summary or a handoff from here must see
+          // them, written. Only then: the pressure needs none of them.
+          let settled: Promise<void> | undefined;
+          const ready = () => {
+            settled ??= (async () => {
+              await review.ended;
+              if (driven.handoff) await catchUp(store, continuity, history);
+            })();
+            return settled;
+          };
           const pressure = stepPressure(review.usage, bundle, window);
           const { tokensUsed, ratio } = pressure;
           // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
@@ -223,6 +231,9 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
               },
             },
             thread,
+            undefined,
+            undefined,
+            ready,
           );
           if (driven.handoff) {
             await fire(
@@ -252,10 +263,19 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                   ...(view.sourceModes ? { sourceModes: view.sourceModes } : {}),
                 });
               },
+              undefined,
+              ready,
             );
           }
           if (review.decision === "complete" || review.decision === "fail") {
-            await fire("after_complete", { thread, status: review.decision }, thread);
+            await fire(
+              "after_complete",
+              { thread, status: review.decision },
+              thread,
+              undefined,
+              undefined,
+              ready,
+            );
           }
           const decided = afterStepDecision(handoffs.get(thread) ?? INITIAL_PRESSURE_STATE, {
             pressure,
@@ -267,6 +287,7 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             contextTooLong: review.contextTooLong,
           });
           if (decided.kind === "none") return undefined;
+          await ready();
           return handOffNow({
             ...review,
             tokensUsed,

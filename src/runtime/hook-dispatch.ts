@@ -68,7 +68,8 @@ export interface HookDispatcher {
   /**
    * Evaluates `event` and runs each firing; resolves with the firings once each is started. `at`
    * is the logged time (ms since the epoch) of the event behind it, which hooks' rate limits are
-   * measured on (the stream events pass their delivery turn's `ts`).
+   * measured on (the stream events pass their delivery turn's `ts`). `ready` is awaited before the
+   * first firing runs (what it may read must be written), and not at all when none fires.
    */
   fire<E extends HookEventName>(
     event: E,
@@ -76,6 +77,7 @@ export interface HookDispatcher {
     thread: string,
     job?: () => void,
     at?: number,
+    ready?: () => Promise<void>,
   ): Promise<HookFiring[]>;
   /** Resolves once no hook action runs in the background. */
   idle(): Promise<void>;
@@ -205,8 +207,9 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
   };
 
   return {
-    async fire(event, payload, thread, job, at) {
+    async fire(event, payload, thread, job, at, ready) {
       const firings = hooks.evaluate(event, payload, thread, at);
+      if (firings.length > 0) await ready?.();
       for (const firing of firings) await execute(firing, thread, job);
       return firings;
     },

@@ -18,7 +18,7 @@ export {
   type TurnRefusal,
   turnRefusal,
 } from "./actor-access.js";
-export { catchUp, runThreadLoop } from "./agent-loop.js";
+export { runThreadLoop } from "./agent-loop.js";
 export type { ThreadRunOptions, ThreadRunResult } from "./agent-loop-types.js";
 export {
   type AgentRuntime,
@@ -101,6 +101,7 @@ export {
   SourceChanges,
 } from "./source-changes.js";
 export type { RuntimeSources, SourcesView } from "./source-config.js";
+export { catchUp } from "./step-ahead.js";
 export {
   type CompiledCursor,
   type StepRequest,

@@ -135,6 +135,16 @@ export class PageSlot {
     return this.#screenshots;
   }
 
+  /** The indexes of the messages that hold page results, for `restore`. */
+  snapshot(): readonly number[] {
+    return [...this.#holders];
+  }
+
+  /** Goes back to what `snapshot` gave. */
+  restore(holders: readonly number[]): void {
+    this.#holders = [...holders];
+  }
+
   /** Notes the message just added at `index` of the history's messages. */
   add(index: number, entry: ContextMessage): void {
     if (entry.pages && entry.pages.length > 0) this.#holders.push(index);

@@ -21,6 +21,17 @@ export interface StepRecord {
   interrupted: boolean;
 }
 
+/** A copy of `record` that the events applied to the original later leave unchanged. */
+export function copyStepRecord(record: StepRecord): StepRecord {
+  return {
+    ...(record.content ? { content: record.content } : {}),
+    native: new Set(record.native),
+    actions: new Map([...record.actions].map(([id, action]) => [id, { ...action }])),
+    protocolErrors: [...record.protocolErrors],
+    interrupted: record.interrupted,
+  };
+}
+
 const TERMINAL: Record<string, ActionStatus | "interrupted"> = {
   "action.succeeded": "succeeded",
   "action.failed": "failed",

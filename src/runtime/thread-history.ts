@@ -23,8 +23,15 @@ import type {
 } from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
+import { type HistorySnapshot, refill } from "./history-snapshot.js";
 import { PageSlot } from "./page-slot.js";
-import { applyOutcome, resultMessages, type StepRecord, wholeResults } from "./step-results.js";
+import {
+  applyOutcome,
+  copyStepRecord,
+  resultMessages,
+  type StepRecord,
+  wholeResults,
+} from "./step-results.js";
 
 /** The `screenshots` of a history's start from the runtime's options (nothing when unset). */
 export function screenshotsOf(options: { screenshotsInContext?: number }): {
@@ -126,6 +133,53 @@ export class ThreadHistory {
       sourceModes: this.#sourceModes,
       screenshots: this.#pages.screenshots,
     });
+  }
+
+  /**
+   * A copy of the fold's state for `restore`: a thread that applied events ahead of their write
+   * (`EventStore.readAhead`) goes back to it when the seqs they were given did not hold.
+   */
+  snapshot(): HistorySnapshot {
+    return {
+      messages: [...this.#messages],
+      steps: [...this.#steps].map(([index, record]) => [index, copyStepRecord(record)]),
+      maps: [this.#turns, this.#turnSources, this.#turnImages, this.#sourceModes].map(
+        (map) => new Map(map as Map<string, unknown>),
+      ),
+      variables: new Map(this.#variables),
+      pinned: new Map(this.#pinned),
+      summaries: [...this.#summaries],
+      scalars: {
+        streams: this.#streams,
+        memories: this.#memories,
+        newestTurn: this.#newestTurn,
+        lastSeq: this.#lastSeq,
+        cursor: this.#cursor,
+      },
+      pages: this.#pages.snapshot(),
+    };
+  }
+
+  /** Goes back to the state `snapshot` took. */
+  restore(snapshot: HistorySnapshot): void {
+    this.#messages.splice(0, this.#messages.length, ...snapshot.messages);
+    this.#steps.clear();
+    for (const [index, record] of snapshot.steps) this.#steps.set(index, copyStepRecord(record));
+    const maps = [this.#turns, this.#turnSources, this.#turnImages, this.#sourceModes];
+    maps.forEach((map, i) => {
+      map.clear();
+      for (const [key, value] of snapshot.maps[i]!) (map as Map<string, unknown>).set(key, value);
+    });
+    refill(this.#variables, snapshot.variables);
+    refill(this.#pinned, snapshot.pinned);
+    this.#summaries.splice(0, this.#summaries.length, ...snapshot.summaries);
+    const { scalars } = snapshot;
+    this.#streams = scalars.streams;
+    this.#memories = scalars.memories;
+    this.#newestTurn = scalars.newestTurn;
+    this.#lastSeq = scalars.lastSeq;
+    this.#cursor = scalars.cursor;
+    this.#pages.restore(snapshot.pages);
   }
 
   /** What the context compiler reads: messages, the newest turn, summaries and pins. */

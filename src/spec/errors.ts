@@ -72,6 +72,7 @@ export type StoreErrorCode =
   | "store.read-only"
   | "store.damaged"
   | "store.lease-lost"
+  | "store.seq-moved"
   | "store.bad-lease"
   | "artifact.not-found"
   | "artifact.bad-range"

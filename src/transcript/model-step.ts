@@ -1,4 +1,4 @@
-import type { EventStore } from "../log/index.js";
+import type { AppendBatchOptions, EventStore } from "../log/index.js";
 import type {
   AssembledMessage,
   Provider,
@@ -59,6 +59,13 @@ export interface ModelStepOptions {
    * batch with `step.completed`, after it. `duration_ms` is the model call's, measured before.
    */
   beforeCompleted?: (message: AssembledMessage) => Promise<readonly NewEvent[]>;
+  /** How the preamble and `step.started` are appended (after and predicted from the last step's end). */
+  start?: AppendBatchOptions;
+  /**
+   * Return once the step's end is queued, without waiting for it to be written (`ended` then
+   * settles when it is). Without a signer or knowledge file only: those read the log after.
+   */
+  endLater?: boolean;
 }
 
 /** How a model step ended. */
@@ -69,6 +76,8 @@ export interface ModelStepResult {
   /** Sinks that failed or lagged during the step (also logged as `sink.*` events). */
   reports: SinkReport[];
   checkpoint?: CheckpointEvent;
+  /** With `endLater`: the append of the step's end, settled once it is written. */
+  ended?: Promise<unknown>;
 }
 
 /**
@@ -94,15 +103,18 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const estimated = "cursor" in options.request ? options.request.whole : options.request;
   const estimate =
     options.estimator && estimated ? options.estimator.estimate(model, estimated) : undefined;
-  await store.appendBatch([
-    ...(options.preamble ?? []),
-    {
-      continuity,
-      stream,
-      type: "step.started",
-      data: estimate === undefined ? identity : { ...identity, estimated_input_tokens: estimate },
-    },
-  ]);
+  await store.appendBatch(
+    [
+      ...(options.preamble ?? []),
+      {
+        continuity,
+        stream,
+        type: "step.started",
+        data: estimate === undefined ? identity : { ...identity, estimated_input_tokens: estimate },
+      },
+    ],
+    options.start,
+  );
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
@@ -139,6 +151,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const completed = logSink.completed();
   if (store.holdsAnswers && completed !== undefined) await completed.catch(() => undefined);
   const after = (await options.beforeCompleted?.(message)) ?? [];
+  const later = options.endLater === true && !options.signer && !options.knowledge;
   const concluded = store.appendBatch(
     [
       ...reports.map((report) => sinkReportEvent(report, continuity, stream)),
@@ -158,12 +171,14 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     ],
     completed === undefined ? undefined : { after: [completed] },
   );
-  await Promise.all([concluded, completed]);
+  const ended = Promise.all([concluded, completed]);
+  if (later) ended.catch(() => undefined);
+  else await ended;
 
   if (estimate !== undefined && message.usage.inputTokens > 0) {
     options.estimator!.observe(model, estimate, message.usage.inputTokens);
   }
-  const result: ModelStepResult = { step, message, reports };
+  const result: ModelStepResult = { step, message, reports, ...(later ? { ended } : {}) };
   if (options.signer) {
     result.checkpoint = await writeCheckpoint({
       store,

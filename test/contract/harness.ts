@@ -1,4 +1,4 @@
-import type { EventStore, LogStoreOptions } from "../../src/log/index.js";
+import type { EventStore, LogBackend, LogStoreOptions } from "../../src/log/index.js";
 
 /** What each adapter's test file provides so the same contract runs against it. */
 export interface StoreHarness {
@@ -6,6 +6,8 @@ export interface StoreHarness {
   location: string;
   /** Opens a new connection to the store (several may be open at once). */
   open(options?: LogStoreOptions): Promise<EventStore>;
+  /** Opens the storage engine itself, below the store (its `write` as the store calls it). */
+  openBackend(): Promise<LogBackend>;
   /** Overwrites one stored event's data column behind the store's back. */
   tamper(seq: number, dataJson: string): Promise<void>;
   /** Removes the newest event behind the store's back (and leaves the head record alone). */

@@ -21,6 +21,9 @@ export function withAppends(inner: EventStore, appends: StoreAppends): EventStor
     ...(inner.readRecent
       ? { readRecent: (continuity: string, after: number) => inner.readRecent!(continuity, after) }
       : {}),
+    ...(inner.readAhead
+      ? { readAhead: (continuity: string, after: number) => inner.readAhead!(continuity, after) }
+      : {}),
     fold: (query, projection) => inner.fold(query, projection),
     subscribe: (options) => inner.subscribe(options),
     head: () => inner.head(),

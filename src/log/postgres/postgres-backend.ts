@@ -2,7 +2,7 @@ import type pg from "pg";
 import { ConfigError, type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "../lease.js";
-import type { EventPage, LogBackend } from "../log-backend.js";
+import type { EventPage, LogBackend, WriteOptions } from "../log-backend.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
 import { checkPostgresUrl, closedError, postgresError, redactUrl } from "./postgres-errors.js";
 import { PostgresEventSql } from "./postgres-events.js";
@@ -129,7 +129,11 @@ class PostgresBackend implements LogBackend {
     });
   }
 
-  write(batch: readonly PreparedEvent[], fences?: readonly LeaseFence[]): Promise<SpoolEvent[]> {
+  write(
+    batch: readonly PreparedEvent[],
+    fences?: readonly LeaseFence[],
+    options?: WriteOptions,
+  ): Promise<SpoolEvent[]> {
     return this.#run(() =>
       batch.length === 0
         ? Promise.resolve([])
@@ -138,7 +142,7 @@ class PostgresBackend implements LogBackend {
             async (client, opened) => {
               // Under the head lock, before anything is inserted: a refused token writes nothing.
               if (fences && fences.length > 0) await this.#leases.checkFences(client, fences);
-              return this.#sql.write(client, batch, opened.at(-1)!);
+              return this.#sql.write(client, batch, opened.at(-1)!, options?.expectFirst);
             },
             `${this.#beginWrite}; ${this.#sql.advanceSql(batch.length)}`,
           ),

@@ -8,6 +8,7 @@ import {
 } from "../../spec/index.js";
 import type { ContinuityHead, EventQuery } from "../event-store.js";
 import type { EventPage } from "../log-backend.js";
+import { seqMovedError } from "../seq-prediction.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { BatchLinker } from "./postgres-batch.js";
 import type { PostgresTables } from "./postgres-schema.js";
@@ -97,6 +98,7 @@ export class PostgresEventSql {
     client: pg.ClientBase,
     batch: readonly PreparedEvent[],
     advanced: pg.QueryResult,
+    expectFirst?: number,
   ): Promise<SpoolEvent[]> {
     const t = this.#t;
     const lastRow = (advanced.rows as Array<{ last_seq: string }>)[0];
@@ -106,6 +108,12 @@ export class PostgresEventSql {
       });
     const last = Number(lastRow.last_seq);
     const first = last - batch.length + 1;
+    // Thrown under the head lock: the transaction rolls back, and with it the counter's move.
+    if (expectFirst !== undefined && first !== expectFirst) {
+      throw seqMovedError(
+        `the batch was to be written at seq ${expectFirst}, but the log's next seq is ${first}: something else was written first`,
+      );
+    }
     // The heads are read in a statement after the lock's: its snapshot then includes every commit
     // made before the lock was granted. (Reading them in the lock's statement would use a
     // snapshot from before the wait, and link onto stale heads.)

@@ -12,7 +12,7 @@ import {
   type LeaseRenewal,
   type LeaseRow,
 } from "../lease.js";
-import type { EventPage, LogBackend } from "../log-backend.js";
+import type { EventPage, LogBackend, WriteOptions } from "../log-backend.js";
 import { checkStreamKind } from "../stream-kind.js";
 import { FileArtifactStore } from "./file-artifacts.js";
 import { ForeignCommitWatch } from "./foreign-commit-watch.js";
@@ -187,11 +187,12 @@ class SqliteBackend implements LogBackend {
   async write(
     batch: readonly PreparedEvent[],
     fences?: readonly LeaseFence[],
+    options?: WriteOptions,
   ): Promise<SpoolEvent[]> {
     this.#checkOpen();
     let stored: SpoolEvent[];
     try {
-      stored = await this.#writer.write(batch, fences);
+      stored = await this.#writer.write(batch, fences, options);
     } catch (error) {
       throw sqliteError(error, this.location);
     }

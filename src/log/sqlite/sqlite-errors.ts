@@ -1,4 +1,5 @@
 import { StoreError } from "../../spec/index.js";
+import { seqMovedError } from "../seq-prediction.js";
 
 /** Maps a better-sqlite3 error to a `StoreError` that says what to do about it. */
 export function sqliteError(error: unknown, file: string): StoreError {
@@ -10,6 +11,8 @@ export function sqliteError(error: unknown, file: string): StoreError {
       return new StoreError("store.lease-lost", detail, {
         hint: "Another process took the continuity over after this one's lease lapsed; stop running it here and follow it, or acquire the lease again once it is free",
       });
+    case code === "SPOOL_SEQ_MOVED":
+      return seqMovedError(detail);
     case code === "SQLITE_NOTADB":
       return new StoreError(
         "store.not-a-database",

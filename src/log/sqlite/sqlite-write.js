@@ -112,9 +112,13 @@ export class BatchWriter {
    * Opens a batch's transaction, taking the database's write lock. With `fences`, checks under
    * that lock that each token is its continuity's current lease token; when one is not, ends the
    * transaction and throws an error with code `SPOOL_LEASE_LOST`.
+   * With `expectFirst`, checks under that lock that the batch's first seq is that one; when it is
+   * not (something else was written since the caller predicted it), ends the transaction and
+   * throws an error with code `SPOOL_SEQ_MOVED`.
    * @param {readonly { continuity: string, token: number }[]} [fences]
+   * @param {number} [expectFirst]
    */
-  begin(fences) {
+  begin(fences, expectFirst) {
     if (this.#batch) throw new Error("a batch is already open");
     this.#begin.run();
     if (fences) {
@@ -139,6 +143,15 @@ export class BatchWriter {
       }
     }
     const firstSeq = /** @type {number | null} */ (this.#maxSeq.get()) ?? 0;
+    if (expectFirst !== undefined && firstSeq + 1 !== expectFirst) {
+      this.#rollback.run();
+      throw Object.assign(
+        new Error(
+          `the batch was to be written at seq ${expectFirst}, but the log's next seq is ${firstSeq + 1}: something else was written first`,
+        ),
+        { code: "SPOOL_SEQ_MOVED" },
+      );
+    }
     this.#batch = {
       firstSeq: firstSeq + 1,
       next: firstSeq + 1,

@@ -10,7 +10,7 @@ import { BatchWriter, SEPARATOR } from "./sqlite-write.js";
  * with U+0001, which no field can hold (ids and names exclude control characters; JSON escapes
  * them), and `expected` (see `BatchWriter.add`). The first chunk opens the batch's transaction
  * (checking its lease `fences`, when it has some), the last commits it and is answered.
- * @typedef {{ kind: "chunk", fields: string, hashes: string | null, expected: string[], first: boolean, last: boolean, fences?: { continuity: string, token: number }[] }
+ * @typedef {{ kind: "chunk", fields: string, hashes: string | null, expected: string[], first: boolean, last: boolean, fences?: { continuity: string, token: number }[], expectFirst?: number }
  *   | { kind: "checkpoint" } | { kind: "close" }} Request
  */
 
@@ -61,7 +61,7 @@ function receive(chunk) {
   if (failure === undefined) {
     try {
       if (!writer) throw openError;
-      if (chunk.first) writer.begin(chunk.fences);
+      if (chunk.first) writer.begin(chunk.fences, chunk.expectFirst);
       const hashes = chunk.hashes === null ? null : chunk.hashes.split(SEPARATOR);
       writer.add(chunk.fields.split(SEPARATOR), hashes, chunk.expected);
     } catch (error) {

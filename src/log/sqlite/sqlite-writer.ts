@@ -11,6 +11,7 @@ import {
   storedEvent,
 } from "../../spec/index.js";
 import type { LeaseFence } from "../lease.js";
+import type { WriteOptions } from "../log-backend.js";
 import { rememberStoredData } from "../stored-data.js";
 import { BatchWriter, FIELDS, SEPARATOR, type WriteResult } from "./sqlite-write.js";
 
@@ -92,20 +93,25 @@ export class SqliteWriter {
     return this.#thread?.alive === true;
   }
 
-  /** Writes `batch` in one transaction, fenced by `fences`; resolves with it as stored. */
+  /**
+   * Writes `batch` in one transaction, fenced by `fences` and, with `expectFirst`, only at that
+   * first seq; resolves with it as stored.
+   */
   async write(
     batch: readonly PreparedEvent[],
     fences?: readonly LeaseFence[],
+    options?: WriteOptions,
   ): Promise<SpoolEvent[]> {
     if (this.#heads.size > MAX_HEADS) this.#heads.clear();
     const met = new Set<string>();
+    const expectFirst = options?.expectFirst;
     const thread = this.#threadFor(batch.length);
     try {
       if (!thread) {
         // Under the write lock here: the writer links onto the heads as stored.
         const { fields } = this.#link(batch, 0, batch.length, met, false);
         try {
-          this.#local.begin(fences);
+          this.#local.begin(fences, expectFirst);
           this.#local.add(fields, null, []);
           const stored = this.#stored(batch, this.#local.commit(), []);
           for (let i = 0; i < stored.length; i++) {
@@ -119,7 +125,7 @@ export class SqliteWriter {
       }
       const hashes: string[] = [];
       const data: string[] = [];
-      const answer = thread.send(batch.length, fences, (start, end) => {
+      const answer = thread.send(batch.length, fences, expectFirst, (start, end) => {
         const linked = this.#link(batch, start, end, met, true);
         for (const hash of linked.hashes ?? []) hashes.push(hash);
         for (let i = 0; i < end - start; i++) data.push(linked.fields[i * FIELDS + 9]!);
@@ -269,6 +275,7 @@ class WriterThread {
   send(
     count: number,
     fences: readonly LeaseFence[] | undefined,
+    expectFirst: number | undefined,
     link: (start: number, end: number) => LinkedChunk,
   ): Promise<WriteResult> {
     if (this.#stopped) throw this.#stopped;
@@ -289,6 +296,7 @@ class WriterThread {
         first: start === 0,
         last: end === count,
         ...(start === 0 && fences ? { fences } : {}),
+        ...(start === 0 && expectFirst !== undefined ? { expectFirst } : {}),
       });
     }
     return answer;
