@@ -1,12 +1,8 @@
-import {
-  canonicalEvent,
-  canonicalJson,
-  type PreparedEvent,
-  type SpoolEvent,
-} from "../spec/index.js";
+import { canonicalEvent, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
 import type { ContinuityHead, EventQuery } from "./event-store.js";
 import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "./lease.js";
+import { canonicalData } from "./stored-data.js";
 
 /** How `LogBackend.write` writes one transaction beside its events and fences. */
 export interface WriteOptions {
@@ -28,7 +24,7 @@ export interface PendingEvent {
  * hash one chunk while the engine stores the one before it.
  */
 export function pendingEvent(event: PreparedEvent): PendingEvent {
-  const dataJson = canonicalJson(event.data);
+  const dataJson = canonicalData(event);
   return { event, dataJson, canonical: canonicalEvent(event, dataJson) };
 }
 

@@ -4,7 +4,6 @@ import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import {
   canonicalEvent,
-  canonicalJson,
   chainHash,
   type PreparedEvent,
   type SpoolEvent,
@@ -12,7 +11,7 @@ import {
 } from "../../spec/index.js";
 import type { LeaseFence } from "../lease.js";
 import type { WriteOptions } from "../log-backend.js";
-import { rememberStoredData } from "../stored-data.js";
+import { canonicalData, rememberStoredData } from "../stored-data.js";
 import { BatchWriter, FIELDS, SEPARATOR, type WriteResult } from "./sqlite-write.js";
 
 /**
@@ -187,7 +186,7 @@ export class SqliteWriter {
     for (let i = start; i < end; i++) {
       const event = batch[i]!;
       const { continuity } = event;
-      const dataJson = canonicalJson(event.data);
+      const dataJson = canonicalData(event);
       if (hashes) {
         let previous = this.#heads.get(continuity);
         if (!met.has(continuity)) {

@@ -137,6 +137,7 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
       const maker = catalogue.lookup(model)?.provider;
       found = Object.assign(makeCounter(model), {
         image: (size: ImageSizeLike) => imageTokens(maker, size, IMAGE_TOKENS),
+        known: new WeakMap<object, number>(),
       });
       counters.set(model, found);
     }
@@ -182,18 +183,37 @@ interface ImageSizeLike {
   height?: number;
 }
 
-/** Counts a model's text, and its images by the model's maker. */
-type Counter = ((text: string) => number) & { image: (size: ImageSizeLike) => number };
+/**
+ * Counts a model's text, and its images by the model's maker. `known` remembers the count of
+ * each message and tool counted (a request's messages and tools are values that never change:
+ * a thread's next request holds the same ones and a few more).
+ */
+type Counter = ((text: string) => number) & {
+  image: (size: ImageSizeLike) => number;
+  known: WeakMap<object, number>;
+};
+
+/** `compute()` for `key`, once per counter. */
+function once(count: Counter, key: object, compute: () => number): number {
+  let found = count.known.get(key);
+  if (found === undefined) {
+    found = compute();
+    count.known.set(key, found);
+  }
+  return found;
+}
 
 function countRequest(request: EstimateRequest, count: Counter): number {
   let tokens = REQUEST_OVERHEAD_TOKENS;
   if (request.system) tokens += count(request.system) + MESSAGE_OVERHEAD_TOKENS;
   for (const message of request.messages ?? []) {
-    tokens += MESSAGE_OVERHEAD_TOKENS + countMessage(message, count);
+    tokens += MESSAGE_OVERHEAD_TOKENS + once(count, message, () => countMessage(message, count));
   }
   for (const tool of request.tools ?? []) {
     const { name, description, inputSchema } = tool;
-    tokens += MESSAGE_OVERHEAD_TOKENS + count(JSON.stringify({ name, description, inputSchema }));
+    tokens +=
+      MESSAGE_OVERHEAD_TOKENS +
+      once(count, tool, () => count(JSON.stringify({ name, description, inputSchema })));
   }
   return tokens;
 }
