@@ -29,7 +29,7 @@ import {
 import type { EventPage, LogBackend } from "./log-backend.js";
 import { monotonicUlids } from "./monotonic-ulid.js";
 import { RecentTail } from "./recent-tail.js";
-import { canonicalData } from "./stored-data.js";
+import { canonicalData, withStoredData } from "./stored-data.js";
 
 /**
  * About how many characters of stored data one page of a read holds: pages of large events get
@@ -255,9 +255,8 @@ class LogStore implements EventStore {
     for (const { event, seq } of ahead.events) {
       if (event.continuity !== continuity || seq <= after) continue;
       // As a read will give it once written; its chain hash is not linked yet. Its write takes
-      // the same canonical JSON.
-      const data = JSON.parse(canonicalData(event, true));
-      events.push({ ...storedEvent(event, seq, ""), data } as SpoolEvent);
+      // the same canonical JSON, when this made it.
+      events.push(withStoredData(storedEvent(event, seq, ""), () => canonicalData(event, true)));
     }
     return { events, prediction: ahead.prediction };
   }

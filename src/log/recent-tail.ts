@@ -1,6 +1,6 @@
 import { canonicalJson, type SpoolEvent } from "../spec/index.js";
 import type { ReadQuery } from "./event-store.js";
-import { dataAsStored, storedDataLength } from "./stored-data.js";
+import { storedDataLength, storedJson, withStoredData } from "./stored-data.js";
 
 /** Most events the tail holds before it starts over (it is a cache, not a copy of the log). */
 const MAX_EVENTS = 4096;
@@ -93,7 +93,8 @@ export class RecentTail {
       let event = list[i]!;
       if (event.seq > until) break;
       if (!this.#asStored.has(event)) {
-        event = { ...event, data: dataAsStored(event, canonicalJson) };
+        const written = event;
+        event = withStoredData(written, () => storedJson(written, canonicalJson));
         this.#asStored.add(event);
         list[i] = event;
       }

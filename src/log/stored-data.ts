@@ -4,21 +4,21 @@ import { canonicalJson, type PreparedEvent, type SpoolEvent } from "../spec/inde
  * The canonical JSON a backend stored as an event's data, kept beside the event it wrote (while
  * the event lives): a read answered from memory parses it instead of serialising the data again.
  */
-const storedJson = new WeakMap<SpoolEvent, string>();
+const storedJsonOf = new WeakMap<SpoolEvent, string>();
 
 /** Remembers `json` as the data `event` was stored with. */
 export function rememberStoredData(event: SpoolEvent, json: string): void {
-  storedJson.set(event, json);
+  storedJsonOf.set(event, json);
 }
 
 /** The length of the canonical JSON `event`'s data was stored with, when it is remembered. */
 export function storedDataLength(event: SpoolEvent): number | undefined {
-  return storedJson.get(event)?.length;
+  return storedJsonOf.get(event)?.length;
 }
 
-/** The data of `event` as a read of the store gives it: parsed from its canonical JSON. */
-export function dataAsStored(event: SpoolEvent, canonical: (value: unknown) => string): unknown {
-  return JSON.parse(storedJson.get(event) ?? canonical(event.data));
+/** The canonical JSON `event`'s data was stored with (remembered, or made again). */
+export function storedJson(event: SpoolEvent, canonical: (value: unknown) => string): string {
+  return storedJsonOf.get(event) ?? canonical(event.data);
 }
 
 /** Canonical JSON of queued events' data, made before their write (a read ahead needed it). */
@@ -35,4 +35,27 @@ export function canonicalData(event: PreparedEvent, keep = false): string {
     if (keep) queuedJson.set(event, json);
   }
   return json;
+}
+
+/**
+ * `event` with its data as a read of the store gives it (parsed from `json()`, its canonical
+ * JSON), parsed only when first asked for: a thread catching up reads the data of the events it
+ * folds, and skips the large ones it ignores (a step's `context.compiled`).
+ */
+export function withStoredData(event: SpoolEvent, json: () => string): SpoolEvent {
+  const copy = { ...event };
+  let parsed: unknown;
+  let done = false;
+  Object.defineProperty(copy, "data", {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!done) {
+        parsed = JSON.parse(json());
+        done = true;
+      }
+      return parsed;
+    },
+  });
+  return copy;
 }
