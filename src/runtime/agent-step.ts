@@ -217,13 +217,19 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     });
   } catch (error) {
     // The step never started (its start was refused): its scheduler ends with nothing run.
-    text.close();
-    await consume;
+    if ((error as { code?: unknown } | undefined)?.code === "store.seq-moved") {
+      text.close();
+      await consume;
+    }
     throw error;
   }
   text.close();
   await consume;
-  return { ...outcomeOf(model.message), concluded, ...(model.ended ? { ended: model.ended } : {}) };
+  return {
+    ...outcomeOf(model.message),
+    concluded,
+    ...(model.ended !== undefined ? { ended: model.ended } : {}),
+  };
 }
 
 const NO_POSITION = { offset: 0, line: 1, column: 1 };
