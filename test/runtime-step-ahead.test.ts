@@ -87,10 +87,18 @@ function interfering(inner: EventStore, other: EventStore, interfere: ReadonlySe
 
 async function run(store: EventStore) {
   const provider = createScriptedProvider({ model: "claude-sonnet-4-5", script });
-  const runtime = createAgentRuntime({ store, provider, agent });
+  const announced: string[] = [];
+  const runtime = createAgentRuntime({
+    store,
+    provider,
+    agent,
+    observer: (notice) => {
+      if (notice.type === "step-started") announced.push(notice.step);
+    },
+  });
   try {
     const result = await runtime.submit(continuity, { text: "go", actor: "ada", origin: "cli" });
-    return { result, requests: provider.requests as ProviderRequest[] };
+    return { result, requests: provider.requests as ProviderRequest[], announced };
   } finally {
     await runtime.close();
   }
@@ -105,7 +113,7 @@ describe("a step started from its last step's end read ahead", () => {
       const other = await openEventStore({ db: join(temp.dir, "store"), durability: "fast" });
       try {
         const { store, refused } = interfering(temp.store, other, interfere);
-        const { result, requests } = await run(store);
+        const { result, requests, announced } = await run(store);
         expect(result.status).toBe("completed");
         // Each refused start was compiled again: the property checks below would catch one
         // that used the seqs it predicted.
@@ -117,6 +125,8 @@ describe("a step started from its last step's end read ahead", () => {
         expect(started.map((event) => event.stream.id)).toEqual(
           Array.from({ length: STEPS + 1 }, (_, i) => `${result.thread}:${i}`),
         );
+        // A step compiled again is still one step to whoever watches the run.
+        expect(announced).toEqual(started.map((event) => event.stream.id));
         expect(events.filter((event) => event.type === "context.compiled")).toHaveLength(STEPS + 1);
         // Every model call saw the results of every step before it.
         expect(requests).toHaveLength(STEPS + 1);

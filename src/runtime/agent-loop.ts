@@ -61,6 +61,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   let feeds: StepFeeds | undefined;
   /** The step whose feeds were read and logged (a start refused and compiled again keeps them). */
   let feedsStep: string | undefined;
+  /** The step the observer was told of last. */
+  let announced: string | undefined;
   const ahead = new StepAhead(store, continuity);
   const compile = () => {
     return compileContext(
@@ -241,13 +243,17 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     // The system prompt's artifact (new prompts only) is stored before the `context.compiled`
     // that names it is appended, in one commit with the step's `step.started`.
     await record.stored;
-    notify(observer, {
-      type: "step-started",
-      step,
-      index,
-      model: options.model,
-      provider: options.provider.name,
-    });
+    // Once per step: a start refused and compiled again is the same step to the observer.
+    if (announced !== step) {
+      announced = step;
+      notify(observer, {
+        type: "step-started",
+        step,
+        index,
+        model: options.model,
+        provider: options.provider.name,
+      });
+    }
     let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
     const files = await options.files?.(thread);
     // OpenAI Responses continues from the thread's cursor when it can (only the new messages).
