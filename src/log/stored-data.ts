@@ -56,6 +56,11 @@ export function withStoredData(event: SpoolEvent, json: () => string): SpoolEven
       }
       return parsed;
     },
+    // Whoever was given the event may change it, as any plain event.
+    set(value: unknown) {
+      parsed = value;
+      done = true;
+    },
   });
   return copy;
 }
