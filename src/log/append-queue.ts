@@ -185,8 +185,12 @@ export class AppendQueue {
     while (this.#pending > 0 || this.#inFlight > 0) {
       const started =
         this.#pending > 0 && this.#inFlight < this.#maxInFlight ? this.#startWriting() : 0;
-      // Nothing to start (the next group waits for a write in flight): wait for one to end.
-      if (started === 0) await new Promise<void>((resolve) => this.#writeEnded.push(resolve));
+      if (started > 0) continue;
+      // Nothing started and nothing in flight: what was pending failed without a write (it
+      // followed an append that failed, or a prediction that did not hold). Look again.
+      if (this.#inFlight === 0) continue;
+      // The next group waits for a write in flight: wait for one to end.
+      await new Promise<void>((resolve) => this.#writeEnded.push(resolve));
     }
   }
 
