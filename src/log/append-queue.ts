@@ -2,7 +2,12 @@ import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js
 import type { LeaseFence } from "./lease.js";
 import type { WriteOptions } from "./log-backend.js";
 import { fenceKeyOf, type QueuedGroup, reject, settle } from "./queued-group.js";
-import { type PredictedEvent, type SeqPrediction, seqMovedError } from "./seq-prediction.js";
+import {
+  isSeqMoved,
+  type PredictedEvent,
+  type SeqPrediction,
+  seqMovedError,
+} from "./seq-prediction.js";
 
 /** Writes one transaction: the events, the lease tokens it must be fenced by, and how. */
 export type WriteBatch = (
@@ -131,12 +136,7 @@ export class AppendQueue {
    * seq, and the prediction to append with (`enqueue`'s `predicted`), which is checked when that
    * append is written. No later append merges into a predicted event.
    */
-  predict(known: number): {
-    prediction: SeqPrediction;
-    events: PredictedEvent[];
-    /** Events in writes in flight (the first of `events`). */
-    flying: number;
-  } {
+  predict(known: number): { prediction: SeqPrediction; events: PredictedEvent[] } {
     const groups: QueuedGroup[] = [];
     const events: PredictedEvent[] = [];
     let seq = known + 1;
@@ -152,11 +152,7 @@ export class AppendQueue {
       groups.push(group);
       for (const event of group.events) events.push({ event, seq: seq++ });
     }
-    return {
-      prediction: { groups, base: known + 1, handed: this.#handed - flying },
-      events,
-      flying,
-    };
+    return { prediction: { groups, base: known + 1, handed: this.#handed - flying }, events };
   }
 
   #push(group: QueuedGroup): void {
@@ -299,7 +295,7 @@ export class AppendQueue {
     // Writes end in the order they were handed: theirs are the first groups in flight.
     this.#flying.splice(0, groups.length);
     if (!stored) this.#handed -= groups.reduce((sum, group) => sum + group.events.length, 0);
-    if (checked && (error as { code?: unknown } | undefined)?.code === "store.seq-moved") {
+    if (checked && isSeqMoved(error)) {
       this.#requeue(groups, error);
       this.#goOn();
       return;

@@ -30,7 +30,7 @@ export { createEventStore, type LogStoreOptions } from "./log-store.js";
 export { type OpenStoreOptions, openEventStore, resolveStoreLocation } from "./open-store.js";
 export { openPostgresBackend, type PostgresBackendOptions } from "./postgres/index.js";
 export { redactUrl } from "./postgres/postgres-errors.js";
-export type { SeqPrediction } from "./seq-prediction.js";
+export { isSeqMoved, type SeqPrediction } from "./seq-prediction.js";
 export {
   type Durability,
   openSqliteBackend,

@@ -1,4 +1,4 @@
-import { canonicalJson, type SpoolEvent } from "../spec/index.js";
+import type { SpoolEvent } from "../spec/index.js";
 import type { ReadQuery } from "./event-store.js";
 import { storedDataLength, storedJson, withStoredData } from "./stored-data.js";
 
@@ -94,7 +94,7 @@ export class RecentTail {
       if (event.seq > until) break;
       if (!this.#asStored.has(event)) {
         const written = event;
-        event = withStoredData(written, () => storedJson(written, canonicalJson));
+        event = withStoredData(written, () => storedJson(written));
         this.#asStored.add(event);
         list[i] = event;
       }

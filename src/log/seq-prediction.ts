@@ -11,6 +11,11 @@ export function seqMovedError(detail: string): StoreError {
   });
 }
 
+/** True for the refusal `seqMovedError` makes. */
+export function isSeqMoved(error: unknown): boolean {
+  return error instanceof StoreError && error.code === "store.seq-moved";
+}
+
 /**
  * The seqs the queue's appends in flight and pending were to get, as `AppendQueue.predict` saw
  * them: a group appended with it is written only if each of them got its predicted seq.

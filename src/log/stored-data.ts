@@ -17,8 +17,8 @@ export function storedDataLength(event: SpoolEvent): number | undefined {
 }
 
 /** The canonical JSON `event`'s data was stored with (remembered, or made again). */
-export function storedJson(event: SpoolEvent, canonical: (value: unknown) => string): string {
-  return storedJsonOf.get(event) ?? canonical(event.data);
+export function storedJson(event: SpoolEvent): string {
+  return storedJsonOf.get(event) ?? canonicalJson(event.data);
 }
 
 /** Canonical JSON of queued events' data, made before their write (a read ahead needed it). */

@@ -9,6 +9,7 @@ import {
   textTokens,
 } from "../continuity/index.js";
 import { feedValueSource } from "../feeds/index.js";
+import { isSeqMoved } from "../log/index.js";
 import type { Usage } from "../providers/index.js";
 import { costOf, cursorRotatedEvent, emptyUsage, toUsageData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
@@ -59,10 +60,11 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
   const known = options.knownArtifacts ?? new Set<string>();
   let lastResponseId: string | null = null;
   let feeds: StepFeeds | undefined;
-  /** The step whose feeds were read and logged (a start refused and compiled again keeps them). */
-  let feedsStep: string | undefined;
-  /** The step the observer was told of last. */
-  let announced: string | undefined;
+  /**
+   * The step is compiled again after its start was refused: its feeds stay as read and logged,
+   * and the observer was told of it.
+   */
+  let retrying = false;
   const ahead = new StepAhead(store, continuity);
   const compile = () => {
     return compileContext(
@@ -187,16 +189,13 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     // The last step's end may still be queued: it is read ahead (see `StepAhead`).
     await ahead.catchUp(history);
     await cutInputs();
-    // A handoff before the compile keeps these feeds: one read of the world per step (a step
-    // whose start was refused and is compiled again keeps them too).
-    const feedsFor = stepStreamId(thread, index);
-    if (feedsStep !== feedsFor) {
-      feedsStep = feedsFor;
-      feeds = await options.feeds?.(feedsFor);
+    // A handoff before the compile keeps these feeds: one read of the world per step.
+    if (!retrying) {
+      feeds = await options.feeds?.(stepStreamId(thread, index));
       if (feeds !== undefined) {
         await store.append({
           continuity,
-          stream: { kind: "step", id: feedsFor },
+          stream: { kind: "step", id: stepStreamId(thread, index) },
           type: "context.feeds",
           data: {
             text: feeds.text,
@@ -243,9 +242,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     // The system prompt's artifact (new prompts only) is stored before the `context.compiled`
     // that names it is appended, in one commit with the step's `step.started`.
     await record.stored;
-    // Once per step: a start refused and compiled again is the same step to the observer.
-    if (announced !== step) {
-      announced = step;
+    if (!retrying) {
       notify(observer, {
         type: "step-started",
         step,
@@ -266,6 +263,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       onRotate: (rotation) =>
         store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
     });
+    const start = ahead.startOptions();
     let outcome: AgentStepResult;
     try {
       outcome = await runAgentStep({
@@ -296,7 +294,7 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.random ? { random: options.random } : {}),
         ...(options.tasks ? { tasks: options.tasks } : {}),
-        ...(ahead.ahead ? { start: ahead.startOptions() } : {}),
+        ...(start ? { start } : {}),
         endLater: true,
         // Decided as the step ends, and committed with its `step.completed` (a failed call waits
         // for the error hooks, which may retry it: decided after).
@@ -320,11 +318,13 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
           : {}),
       });
     } catch (error) {
-      if ((error as { code?: unknown } | undefined)?.code !== "store.seq-moved") throw error;
+      if (!isSeqMoved(error)) throw error;
       // Something else was written before the last step's end: compile again from the log.
       await ahead.settle(history);
+      retrying = true;
       continue;
     }
+    retrying = false;
     ahead.stepEnded(outcome.ended);
     index += 1;
     totals.steps += 1;

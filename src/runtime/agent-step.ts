@@ -9,7 +9,7 @@ import {
   type TaskSet,
   type VariableStore,
 } from "../actions/index.js";
-import type { AppendBatchOptions, EventStore } from "../log/index.js";
+import { type AppendBatchOptions, type EventStore, isSeqMoved } from "../log/index.js";
 import type { ActionRequest } from "../protocol/index.js";
 import type {
   AssembledMessage,
@@ -217,7 +217,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
     });
   } catch (error) {
     // The step never started (its start was refused): its scheduler ends with nothing run.
-    if ((error as { code?: unknown } | undefined)?.code === "store.seq-moved") {
+    if (isSeqMoved(error)) {
       text.close();
       await consume;
     }

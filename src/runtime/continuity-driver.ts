@@ -211,6 +211,11 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             })();
             return settled;
           };
+          const fireAfter = <E extends HookEventName>(
+            event: E,
+            payload: HookPayloads[E],
+            job?: () => void,
+          ) => fire(event, payload, thread, job, undefined, ready);
           const pressure = stepPressure(review.usage, bundle, window);
           const { tokensUsed, ratio } = pressure;
           // The summarizer is chosen (item files read) only when a hook or a handoff needs it.
@@ -219,24 +224,17 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
             chosen ??= options.summarizerFor(driven.directive);
             return chosen;
           };
-          await fire(
-            "after_step",
-            {
-              thread,
-              step: review.index,
-              decision: review.decision,
-              usage: {
-                input_tokens: review.usage.inputTokens,
-                output_tokens: review.usage.outputTokens,
-              },
-            },
+          await fireAfter("after_step", {
             thread,
-            undefined,
-            undefined,
-            ready,
-          );
+            step: review.index,
+            decision: review.decision,
+            usage: {
+              input_tokens: review.usage.inputTokens,
+              output_tokens: review.usage.outputTokens,
+            },
+          });
           if (driven.handoff) {
-            await fire(
+            await fireAfter(
               "context_window_pressure",
               {
                 tokens_used: tokensUsed,
@@ -249,7 +247,6 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                   return choice().name;
                 },
               },
-              thread,
               () => {
                 const view = history.view();
                 const { maxSummaryTokens } = budgets(choice());
@@ -263,19 +260,10 @@ export function createContinuityDriver(options: ContinuityDriverOptions): Contin
                   ...(view.sourceModes ? { sourceModes: view.sourceModes } : {}),
                 });
               },
-              undefined,
-              ready,
             );
           }
           if (review.decision === "complete" || review.decision === "fail") {
-            await fire(
-              "after_complete",
-              { thread, status: review.decision },
-              thread,
-              undefined,
-              undefined,
-              ready,
-            );
+            await fireAfter("after_complete", { thread, status: review.decision });
           }
           const decided = afterStepDecision(handoffs.get(thread) ?? INITIAL_PRESSURE_STATE, {
             pressure,

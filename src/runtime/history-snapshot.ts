@@ -25,3 +25,9 @@ export function refill<K, V>(map: Map<K, V>, from: ReadonlyMap<K, V>): void {
   map.clear();
   for (const [key, value] of from) map.set(key, value);
 }
+
+/** Empties `list` and fills it with `from`'s items, in order. */
+export function refillList<T>(list: T[], from: readonly T[]): void {
+  list.length = 0;
+  for (const item of from) list.push(item);
+}

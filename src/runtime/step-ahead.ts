@@ -38,17 +38,14 @@ export class StepAhead {
    * else (once that end is written) what the store holds.
    */
   async catchUp(history: ThreadHistory): Promise<void> {
-    const ending = this.#ending;
-    const ahead = ending && this.#store.readAhead?.(this.#continuity, history.lastSeq);
+    const ahead = this.#ending && this.#store.readAhead?.(this.#continuity, history.lastSeq);
     if (ahead) {
       const snapshot = history.snapshot();
       for (const event of ahead.events) history.apply(event);
       this.#predicted = { prediction: ahead.prediction, snapshot };
       return;
     }
-    this.#ending = undefined;
-    await ending;
-    await catchUp(this.#store, this.#continuity, history);
+    await this.#readWritten(history);
   }
 
   /** True while `history` holds events read ahead of their write. */
@@ -65,6 +62,11 @@ export class StepAhead {
     if (!predicted) return;
     this.#predicted = undefined;
     history.restore(predicted.snapshot);
+    await this.#readWritten(history);
+  }
+
+  /** Waits for the last step's end to be written, then feeds `history` what the store holds. */
+  async #readWritten(history: ThreadHistory): Promise<void> {
     const ending = this.#ending;
     this.#ending = undefined;
     await ending;

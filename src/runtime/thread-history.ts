@@ -23,7 +23,7 @@ import type {
 } from "../providers/index.js";
 import { clientToolCalls, fromMessageData } from "../providers/index.js";
 import type { EventData, SpoolEvent } from "../spec/index.js";
-import { type HistorySnapshot, refill } from "./history-snapshot.js";
+import { type HistorySnapshot, refill, refillList } from "./history-snapshot.js";
 import { PageSlot } from "./page-slot.js";
 import {
   applyOutcome,
@@ -162,17 +162,14 @@ export class ThreadHistory {
 
   /** Goes back to the state `snapshot` took. */
   restore(snapshot: HistorySnapshot): void {
-    this.#messages.splice(0, this.#messages.length, ...snapshot.messages);
+    refillList(this.#messages, snapshot.messages);
     this.#steps.clear();
     for (const [index, record] of snapshot.steps) this.#steps.set(index, copyStepRecord(record));
     const maps = [this.#turns, this.#turnSources, this.#turnImages, this.#sourceModes];
-    maps.forEach((map, i) => {
-      map.clear();
-      for (const [key, value] of snapshot.maps[i]!) (map as Map<string, unknown>).set(key, value);
-    });
+    maps.forEach((map, i) => refill(map as Map<string, unknown>, snapshot.maps[i]!));
     refill(this.#variables, snapshot.variables);
     refill(this.#pinned, snapshot.pinned);
-    this.#summaries.splice(0, this.#summaries.length, ...snapshot.summaries);
+    refillList(this.#summaries, snapshot.summaries);
     const { scalars } = snapshot;
     this.#streams = scalars.streams;
     this.#memories = scalars.memories;
