@@ -22,11 +22,17 @@ const continuity = "home";
 const temp = useTempStore("spool-step-ahead-");
 const STEPS = 4;
 
+/** The keys the tool ran for, in order: a refused start must never run an action again. */
+const ran: string[] = [];
+
 const lookup = defineTool({
   name: "lookup",
   description: "Looks a key up.",
   parameters: z.object({ key: z.string() }),
-  execute: ({ key }) => `value of ${key}`,
+  execute: ({ key }) => {
+    ran.push(key);
+    return `value of ${key}`;
+  },
 });
 
 const agent: AgentSpec = {
@@ -113,7 +119,10 @@ describe("a step started from its last step's end read ahead", () => {
       const other = await openEventStore({ db: join(temp.dir, "store"), durability: "fast" });
       try {
         const { store, refused } = interfering(temp.store, other, interfere);
+        ran.length = 0;
         const { result, requests, announced } = await run(store);
+        // Side effects at most once: each action ran once, whatever was compiled again.
+        expect(ran).toEqual(Array.from({ length: STEPS }, (_, i) => `k${i}`));
         expect(result.status).toBe("completed");
         // Each refused start was compiled again: the property checks below would catch one
         // that used the seqs it predicted.
