@@ -166,7 +166,7 @@ export class ThreadHistory {
     this.#steps.clear();
     for (const [index, record] of snapshot.steps) this.#steps.set(index, copyStepRecord(record));
     const maps = [this.#turns, this.#turnSources, this.#turnImages, this.#sourceModes];
-    maps.forEach((map, i) => refill(map as Map<string, unknown>, snapshot.maps[i]!));
+    for (const [i, map] of maps.entries()) refill(map as Map<string, unknown>, snapshot.maps[i]!);
     refill(this.#variables, snapshot.variables);
     refill(this.#pinned, snapshot.pinned);
     refillList(this.#summaries, snapshot.summaries);
