@@ -1,4 +1,4 @@
-import type { Durability } from "../src/log/sqlite/sqlite-backend.js";
+import type { Durability } from "../src/log/index.js";
 
 /**
  * One storage engine as the bench sees it: where to put a fresh Spool log, and the engine's own

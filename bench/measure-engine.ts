@@ -1,6 +1,6 @@
 import type { EventStore } from "../src/log/event-store.js";
+import type { Durability } from "../src/log/index.js";
 import { openEventStore } from "../src/log/open-store.js";
-import type { Durability } from "../src/log/sqlite/sqlite-backend.js";
 import { batchAppends, droppableAppends } from "./batched-appends.js";
 import type { BenchConfig } from "./config.js";
 import { criticalAppends } from "./critical-appends.js";

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import type { Durability } from "../src/log/sqlite/sqlite-backend.js";
+import type { Durability } from "../src/log/index.js";
 import { type EmbeddedServer, startEmbeddedPostgres } from "./embedded-postgres-server.js";
 import type { Engine } from "./engine.js";
 import { perSecond } from "./stats.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { type Durability, sqlitePaths } from "../src/log/sqlite/sqlite-backend.js";
+import { type Durability, sqlitePaths } from "../src/log/index.js";
 import type { Engine } from "./engine.js";
 import { perSecond } from "./stats.js";
 import { countEvent, RAW_COLUMNS, type ReplayState, rawParameterGroups } from "./workload.js";

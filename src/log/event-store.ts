@@ -3,6 +3,17 @@ import type { ArtifactStore } from "./artifact-store.js";
 import type { LeaseAcquisition, LeaseInfo, LeaseRenewal } from "./lease.js";
 import type { SeqPrediction } from "./seq-prediction.js";
 
+/**
+ * How much a resolved append survives:
+ * - `strict` (default): survives a killed process and a power cut. SQLite syncs the WAL at every
+ *   commit (`synchronous=FULL`); PostgreSQL keeps the server's `synchronous_commit`, raised to
+ *   `local` where the server turned it off.
+ * - `fast`: survives a killed process; a power cut may lose the last commits, and the log stays
+ *   consistent (a prefix of it survives). SQLite `synchronous=NORMAL`; PostgreSQL
+ *   `synchronous_commit=off`.
+ */
+export type Durability = "strict" | "fast";
+
 /** Which events a read or a subscription covers. All fields narrow; none means the whole log. */
 export interface EventQuery {
   continuity?: string;
@@ -102,6 +113,12 @@ export interface EventStore {
   readonly kind: "sqlite" | "postgres";
   /** Where the store lives, with any password removed: safe to print. */
   readonly location: string;
+  /**
+   * What a resolved critical append has survived: `strict`, a power cut; `fast`, a killed
+   * process. Absent (a store in memory, replay's): neither is promised, and code that trades on
+   * it (a model call made while its step's start is being written, only on `fast`) waits.
+   */
+  readonly durability?: Durability;
   /**
    * True for a store that may hold an append's answer until an input from outside the log is
    * re-enacted there (replay's verifying store holds one until a cancel is issued). Code that

@@ -7,6 +7,7 @@ export type {
 export type {
   AppendBatchOptions,
   ContinuityHead,
+  Durability,
   EventQuery,
   EventStore,
   Projection,
@@ -32,7 +33,6 @@ export { openPostgresBackend, type PostgresBackendOptions } from "./postgres/ind
 export { redactUrl } from "./postgres/postgres-errors.js";
 export { isSeqMoved, type SeqPrediction } from "./seq-prediction.js";
 export {
-  type Durability,
   openSqliteBackend,
   type SqliteBackendOptions,
   sqlitePaths,

@@ -1,6 +1,6 @@
 import { canonicalEvent, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
 import type { ArtifactStore } from "./artifact-store.js";
-import type { ContinuityHead, EventQuery } from "./event-store.js";
+import type { ContinuityHead, Durability, EventQuery } from "./event-store.js";
 import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "./lease.js";
 import { canonicalData } from "./stored-data.js";
 
@@ -47,6 +47,8 @@ export interface EventPage {
 export interface LogBackend {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
+  /** What a committed write survives (see `EventStore.durability`). */
+  readonly durability: Durability;
   readonly artifacts: ArtifactStore;
   /**
    * How many `write` calls may be in flight at once (default 1). More than one only where the

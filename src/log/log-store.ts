@@ -10,6 +10,7 @@ import { AppendQueue } from "./append-queue.js";
 import type {
   AppendBatchOptions,
   ContinuityHead,
+  Durability,
   EventQuery,
   EventStore,
   Projection,
@@ -63,6 +64,7 @@ export function createEventStore(backend: LogBackend, options: LogStoreOptions =
 class LogStore implements EventStore {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
+  readonly durability: Durability;
   readonly #backend: LogBackend;
   readonly #queue: AppendQueue;
   readonly #signal = new HeadSignal();
@@ -84,6 +86,7 @@ class LogStore implements EventStore {
     this.#backend = backend;
     this.kind = backend.kind;
     this.location = backend.location;
+    this.durability = backend.durability;
     this.#pageSize = options.pageSize ?? 1000;
     this.#leaseClock = options.leaseClock ?? Date.now;
     const newUlid = monotonicUlids();

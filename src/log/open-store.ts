@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
 import { ConfigError } from "../spec/index.js";
-import type { EventStore } from "./event-store.js";
+import type { Durability, EventStore } from "./event-store.js";
 import { createEventStore, type LogStoreOptions } from "./log-store.js";
-import { type Durability, openSqliteBackend } from "./sqlite/sqlite-backend.js";
+import { openSqliteBackend } from "./sqlite/sqlite-backend.js";
 
 /** Options of `openEventStore`. */
 export interface OpenStoreOptions extends LogStoreOptions {

@@ -13,7 +13,7 @@ import { isSeqMoved } from "../log/index.js";
 import type { Usage } from "../providers/index.js";
 import { costOf, cursorRotatedEvent, emptyUsage, toUsageData } from "../providers/index.js";
 import type { EventData } from "../spec/index.js";
-import { stepStreamId } from "../transcript/index.js";
+import { StartCarry, stepStreamId } from "../transcript/index.js";
 import type { ThreadRunOptions, ThreadRunResult } from "./agent-loop-types.js";
 import { type AgentStepResult, notify, runAgentStep } from "./agent-step.js";
 import {
@@ -66,6 +66,8 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
    */
   let retrying = false;
   const ahead = new StepAhead(store, continuity);
+  /** A model call made before a start that was refused, for the step compiled again. */
+  const carry = new StartCarry();
   const compile = () => {
     return compileContext(
       history.view(),
@@ -179,252 +181,258 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
     await options.lifecycle?.onLimit({ thread, limit, value, max });
   };
 
-  while (true) {
-    const wall = now() - started;
-    if (options.limits.maxWallMs !== undefined && wall >= options.limits.maxWallMs) {
-      await limitReached("wall_time", Math.round(wall), options.limits.maxWallMs);
-      return finish("limit");
-    }
-    if (options.signal?.aborted) return finish("cancelled");
-    // The last step's end may still be queued: it is read ahead (see `StepAhead`).
-    await ahead.catchUp(history);
-    await cutInputs();
-    // A handoff before the compile keeps these feeds: one read of the world per step.
-    if (!retrying) {
-      feeds = await options.feeds?.(stepStreamId(thread, index));
-      if (feeds !== undefined) {
-        await store.append({
-          continuity,
-          stream: { kind: "step", id: stepStreamId(thread, index) },
-          type: "context.feeds",
-          data: {
-            text: feeds.text,
-            ...(Object.keys(feeds.values).length > 0 ? { values: feeds.values } : {}),
+  // A call kept for a step that is never compiled again is aborted unseen.
+  try {
+    while (true) {
+      const wall = now() - started;
+      if (options.limits.maxWallMs !== undefined && wall >= options.limits.maxWallMs) {
+        await limitReached("wall_time", Math.round(wall), options.limits.maxWallMs);
+        return finish("limit");
+      }
+      if (options.signal?.aborted) return finish("cancelled");
+      // The last step's end may still be queued: it is read ahead (see `StepAhead`).
+      await ahead.catchUp(history);
+      await cutInputs();
+      // A handoff before the compile keeps these feeds: one read of the world per step.
+      if (!retrying) {
+        feeds = await options.feeds?.(stepStreamId(thread, index));
+        if (feeds !== undefined) {
+          await store.append({
+            continuity,
+            stream: { kind: "step", id: stepStreamId(thread, index) },
+            type: "context.feeds",
+            data: {
+              text: feeds.text,
+              ...(Object.keys(feeds.values).length > 0 ? { values: feeds.values } : {}),
+            },
+          });
+        }
+      }
+      let bundle = compile();
+      if (options.lifecycle && (bundle.omitted > 0 || bundle.overBudget)) {
+        // A handoff logs the history's seqs: only written ones.
+        if (ahead.ahead) {
+          await ahead.settle(history);
+          bundle = compile();
+        }
+        const next = await options.lifecycle.beforeStep({
+          thread,
+          history,
+          bundle,
+          nextStep: index,
+          continues: true,
+          runStarted: continuationRunStarted(),
+          runCompleted: runData({ status: "continued" }),
+          responseId: lastResponseId,
+        });
+        if (next) {
+          switchTo(next);
+          await catchUp(store, continuity, history);
+          await cutInputs();
+          bundle = compile();
+        }
+      }
+      if (bundle.overBudget) {
+        // Inputs are cut and full threads hand off before this: what is left is the fixed part.
+        return finish("failed", {
+          error: {
+            code: "context.over-budget",
+            message: `the context of ${thread} needs ${bundle.tokens} tokens, more than the ${budget} ${options.model} takes, even with every long input cut and nothing older than the newest turn: shorten the directive, its pinned items or its context feeds, or use a model with a larger window`,
           },
         });
       }
-    }
-    let bundle = compile();
-    if (options.lifecycle && (bundle.omitted > 0 || bundle.overBudget)) {
-      // A handoff logs the history's seqs: only written ones.
-      if (ahead.ahead) {
-        await ahead.settle(history);
-        bundle = compile();
+      const step = stepStreamId(thread, index);
+      const record = prepareBundle(store.artifacts, bundle, known);
+      // The system prompt's artifact (new prompts only) is stored before the `context.compiled`
+      // that names it is appended, in one commit with the step's `step.started`.
+      await record.stored;
+      if (!retrying) {
+        notify(observer, {
+          type: "step-started",
+          step,
+          index,
+          model: options.model,
+          provider: options.provider.name,
+        });
       }
-      const next = await options.lifecycle.beforeStep({
-        thread,
-        history,
+      let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
+      const files = await options.files?.(thread);
+      // OpenAI Responses continues from the thread's cursor when it can (only the new messages).
+      const rotatedIn = thread;
+      const call = stepRequest({
         bundle,
-        nextStep: index,
-        continues: true,
-        runStarted: continuationRunStarted(),
-        runCompleted: runData({ status: "continued" }),
-        responseId: lastResponseId,
-      });
-      if (next) {
-        switchTo(next);
-        await catchUp(store, continuity, history);
-        await cutInputs();
-        bundle = compile();
-      }
-    }
-    if (bundle.overBudget) {
-      // Inputs are cut and full threads hand off before this: what is left is the fixed part.
-      return finish("failed", {
-        error: {
-          code: "context.over-budget",
-          message: `the context of ${thread} needs ${bundle.tokens} tokens, more than the ${budget} ${options.model} takes, even with every long input cut and nothing older than the newest turn: shorten the directive, its pinned items or its context feeds, or use a model with a larger window`,
-        },
-      });
-    }
-    const step = stepStreamId(thread, index);
-    const record = prepareBundle(store.artifacts, bundle, known);
-    // The system prompt's artifact (new prompts only) is stored before the `context.compiled`
-    // that names it is appended, in one commit with the step's `step.started`.
-    await record.stored;
-    if (!retrying) {
-      notify(observer, {
-        type: "step-started",
-        step,
-        index,
-        model: options.model,
-        provider: options.provider.name,
-      });
-    }
-    let early: { decision: Decision; limit: LimitHit | undefined } | undefined;
-    const files = await options.files?.(thread);
-    // OpenAI Responses continues from the thread's cursor when it can (only the new messages).
-    const rotatedIn = thread;
-    const call = stepRequest({
-      bundle,
-      messages: history.view().messages,
-      cursor: history.cursor(),
-      provider: options.provider,
-      onRotate: (rotation) =>
-        store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
-    });
-    const start = ahead.startOptions();
-    let outcome: AgentStepResult;
-    try {
-      outcome = await runAgentStep({
-        store,
-        continuity,
-        thread,
-        index,
+        messages: history.view().messages,
+        cursor: history.cursor(),
         provider: options.provider,
-        request: call.request,
-        preamble: [
-          {
-            continuity,
-            stream: { kind: "step", id: step },
-            type: "context.compiled",
-            data: call.cursor ? { ...record.data, cursor: call.cursor } : record.data,
+        onRotate: (rotation) =>
+          store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
+      });
+      const start = ahead.startOptions();
+      let outcome: AgentStepResult;
+      try {
+        outcome = await runAgentStep({
+          store,
+          continuity,
+          thread,
+          index,
+          provider: options.provider,
+          request: call.request,
+          preamble: [
+            {
+              continuity,
+              stream: { kind: "step", id: step },
+              type: "context.compiled",
+              data: call.cursor ? { ...record.data, cursor: call.cursor } : record.data,
+            },
+          ],
+          executors: options.executors,
+          // `$id` of a feed holds still for the step; the thread's own variables shadow feeds.
+          variables: createVariableStore({
+            initial: history.variables(),
+            ...(feeds ? { fallbacks: [feedValueSource(feeds.values)] } : {}),
+          }),
+          ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
+          estimator: options.estimator,
+          ...(options.signer ? { signer: options.signer } : {}),
+          ...(observer ? { observer } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.random ? { random: options.random } : {}),
+          ...(options.tasks ? { tasks: options.tasks } : {}),
+          ...(start ? { start } : {}),
+          endLater: true,
+          carry,
+          // Decided as the step ends, and committed with its `step.completed` (a failed call waits
+          // for the error hooks, which may retry it: decided after).
+          conclude: (ended) => {
+            const decision = decide(ended, options.signal);
+            if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
+            const projected = projectTotals(totals, usage, ended.message.usage, info);
+            const limit =
+              decision.decision === "continue"
+                ? overLimit(options.limits, projected, projected.steps, now() - started)
+                : undefined;
+            early = { decision, limit };
+            return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
           },
-        ],
-        executors: options.executors,
-        // `$id` of a feed holds still for the step; the thread's own variables shadow feeds.
-        variables: createVariableStore({
-          initial: history.variables(),
-          ...(feeds ? { fallbacks: [feedValueSource(feeds.values)] } : {}),
-        }),
-        ...(options.nativeTools ? { nativeNames: options.nativeTools.names } : {}),
-        estimator: options.estimator,
-        ...(options.signer ? { signer: options.signer } : {}),
-        ...(observer ? { observer } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.random ? { random: options.random } : {}),
-        ...(options.tasks ? { tasks: options.tasks } : {}),
-        ...(start ? { start } : {}),
-        endLater: true,
-        // Decided as the step ends, and committed with its `step.completed` (a failed call waits
-        // for the error hooks, which may retry it: decided after).
-        conclude: (ended) => {
-          const decision = decide(ended, options.signal);
-          if (decision.decision === "fail" && ended.message.error && options.lifecycle) return;
-          const projected = projectTotals(totals, usage, ended.message.usage, info);
-          const limit =
-            decision.decision === "continue"
-              ? overLimit(options.limits, projected, projected.steps, now() - started)
-              : undefined;
-          early = { decision, limit };
-          return [loopDecided(continuity, threadStream, step, decision, limit, ended)];
-        },
-        ...(files
-          ? {
-              transcript: files.transcript,
-              knowledge: files.knowledge,
-              threadStartSeq: files.startSeq,
-            }
-          : {}),
-      });
-    } catch (error) {
-      if (!isSeqMoved(error)) throw error;
-      // Something else was written before the last step's end: compile again from the log.
-      await ahead.settle(history);
-      retrying = true;
-      continue;
-    }
-    retrying = false;
-    ahead.stepEnded(outcome.ended);
-    index += 1;
-    totals.steps += 1;
-    lastResponseId = outcome.message.responseId;
-    totals.actions += outcome.summary.actions.length;
-    addUsage(usage, outcome.message.usage);
-    totals.inputTokens = usage.inputTokens;
-    totals.outputTokens = usage.outputTokens;
-    const cost = info ? costOf(outcome.message.usage, info).total : undefined;
-    if (cost !== undefined) totals.costUsd += cost;
-    notify(observer, {
-      type: "step-completed",
-      step,
-      usage: outcome.message.usage,
-      ...(cost !== undefined ? { costUsd: cost } : {}),
-      ...(outcome.message.usage.inputTokens > 0
-        ? { pressure: outcome.message.usage.inputTokens / window.contextWindow }
-        : {}),
-      totals: { ...totals },
-    });
-
-    let decision = early?.decision ?? decide(outcome, options.signal);
-    // Only a step the run goes on from is not waited for: hooks, limits and the run's end
-    // follow a written step.
-    if (decision.decision !== "continue" || early?.limit) await ahead.written();
-    let retryDelay = 0;
-    // Too long for the window: the lifecycle hands the thread off (only it can), not the hooks.
-    const overflow: Decision | undefined = options.lifecycle
-      ? contextOverflowDecision(decision, outcome, overflowed)
-      : undefined;
-    overflowed = overflow !== undefined;
-    if (overflow) {
-      decision = overflow;
-    } else if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
-      errorAttempt += 1;
-      const verdict = await options.lifecycle.onError({
-        thread,
-        step,
-        attempt: errorAttempt,
-        error: {
-          code: outcome.message.error.code,
-          message: outcome.message.error.message,
-          transient: outcome.message.error.retryable === true,
-        },
-      });
-      if (verdict.retry) {
-        decision = { decision: "retry", reason: verdict.reason };
-        retryDelay = verdict.delayMs;
+          ...(files
+            ? {
+                transcript: files.transcript,
+                knowledge: files.knowledge,
+                threadStartSeq: files.startSeq,
+              }
+            : {}),
+        });
+      } catch (error) {
+        if (!isSeqMoved(error)) throw error;
+        // Something else was written before the last step's end: compile again from the log.
+        await ahead.settle(history);
+        retrying = true;
+        continue;
       }
-    } else if (decision.decision !== "fail") {
-      errorAttempt = 0;
-    }
-    let limit = early?.limit;
-    if (!outcome.concluded) {
-      limit =
-        decision.decision === "continue" || decision.decision === "retry"
-          ? overLimit(options.limits, totals, totals.steps, now() - started)
-          : undefined;
-      await store.append(loopDecided(continuity, threadStream, step, decision, limit, outcome));
-    }
-    if (limit) {
-      await limitReached(limit.limit, limit.value, limit.max);
-      return finish("limit");
-    }
-    const continues = decision.decision === "continue" || decision.decision === "retry";
-    let ended: ThreadRunResult | undefined;
-    switch (decision.decision) {
-      case "complete":
-        ended = await finish("completed", { result: decision.result });
-        break;
-      case "cancel":
-        return finish("cancelled");
-      case "fail":
-        ended = await finish("failed", { error: decision.error! });
-        break;
-      case "continue":
-      case "retry":
-        break;
-    }
-    if (options.lifecycle) {
-      const next = await options.lifecycle.afterStep({
-        thread,
-        history,
-        index: index - 1,
+      retrying = false;
+      ahead.stepEnded(outcome.ended);
+      index += 1;
+      totals.steps += 1;
+      lastResponseId = outcome.message.responseId;
+      totals.actions += outcome.summary.actions.length;
+      addUsage(usage, outcome.message.usage);
+      totals.inputTokens = usage.inputTokens;
+      totals.outputTokens = usage.outputTokens;
+      const cost = info ? costOf(outcome.message.usage, info).total : undefined;
+      if (cost !== undefined) totals.costUsd += cost;
+      notify(observer, {
+        type: "step-completed",
         step,
-        bundle,
         usage: outcome.message.usage,
-        decision: decision.decision,
-        nextStep: index,
-        continues,
-        runStarted: continuationRunStarted(),
-        runCompleted: runData({ status: "continued" }),
-        responseId: outcome.message.responseId,
-        contextTooLong: overflowed,
-        ...(outcome.ended !== undefined ? { ended: outcome.ended } : {}),
+        ...(cost !== undefined ? { costUsd: cost } : {}),
+        ...(outcome.message.usage.inputTokens > 0
+          ? { pressure: outcome.message.usage.inputTokens / window.contextWindow }
+          : {}),
+        totals: { ...totals },
       });
-      if (next) switchTo(next);
+
+      let decision = early?.decision ?? decide(outcome, options.signal);
+      // Only a step the run goes on from is not waited for: hooks, limits and the run's end
+      // follow a written step.
+      if (decision.decision !== "continue" || early?.limit) await ahead.written();
+      let retryDelay = 0;
+      // Too long for the window: the lifecycle hands the thread off (only it can), not the hooks.
+      const overflow: Decision | undefined = options.lifecycle
+        ? contextOverflowDecision(decision, outcome, overflowed)
+        : undefined;
+      overflowed = overflow !== undefined;
+      if (overflow) {
+        decision = overflow;
+      } else if (decision.decision === "fail" && outcome.message.error && options.lifecycle) {
+        errorAttempt += 1;
+        const verdict = await options.lifecycle.onError({
+          thread,
+          step,
+          attempt: errorAttempt,
+          error: {
+            code: outcome.message.error.code,
+            message: outcome.message.error.message,
+            transient: outcome.message.error.retryable === true,
+          },
+        });
+        if (verdict.retry) {
+          decision = { decision: "retry", reason: verdict.reason };
+          retryDelay = verdict.delayMs;
+        }
+      } else if (decision.decision !== "fail") {
+        errorAttempt = 0;
+      }
+      let limit = early?.limit;
+      if (!outcome.concluded) {
+        limit =
+          decision.decision === "continue" || decision.decision === "retry"
+            ? overLimit(options.limits, totals, totals.steps, now() - started)
+            : undefined;
+        await store.append(loopDecided(continuity, threadStream, step, decision, limit, outcome));
+      }
+      if (limit) {
+        await limitReached(limit.limit, limit.value, limit.max);
+        return finish("limit");
+      }
+      const continues = decision.decision === "continue" || decision.decision === "retry";
+      let ended: ThreadRunResult | undefined;
+      switch (decision.decision) {
+        case "complete":
+          ended = await finish("completed", { result: decision.result });
+          break;
+        case "cancel":
+          return finish("cancelled");
+        case "fail":
+          ended = await finish("failed", { error: decision.error! });
+          break;
+        case "continue":
+        case "retry":
+          break;
+      }
+      if (options.lifecycle) {
+        const next = await options.lifecycle.afterStep({
+          thread,
+          history,
+          index: index - 1,
+          step,
+          bundle,
+          usage: outcome.message.usage,
+          decision: decision.decision,
+          nextStep: index,
+          continues,
+          runStarted: continuationRunStarted(),
+          runCompleted: runData({ status: "continued" }),
+          responseId: outcome.message.responseId,
+          contextTooLong: overflowed,
+          ...(outcome.ended !== undefined ? { ended: outcome.ended } : {}),
+        });
+        if (next) switchTo(next);
+      }
+      if (ended)
+        return { ...ended, nextStep: thread === ended.thread ? index : 0, thread: ended.thread };
+      if (retryDelay > 0) await options.lifecycle?.sleep(retryDelay, options.signal);
     }
-    if (ended)
-      return { ...ended, nextStep: thread === ended.thread ? index : 0, thread: ended.thread };
-    if (retryDelay > 0) await options.lifecycle?.sleep(retryDelay, options.signal);
+  } finally {
+    carry.release();
   }
 }

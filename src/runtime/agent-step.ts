@@ -23,6 +23,7 @@ import type { NewEvent } from "../spec/index.js";
 import type {
   CheckpointSigner,
   KnowledgeSink,
+  StartCarry,
   StreamSink,
   TranscriptSink,
 } from "../transcript/index.js";
@@ -71,6 +72,8 @@ export interface AgentStepOptions {
   start?: AppendBatchOptions;
   /** Return before the step's end is written (see `runModelStep`'s `endLater`). */
   endLater?: boolean;
+  /** A model call kept across a refused start (see `runModelStep`'s `carry`). */
+  carry?: StartCarry;
 }
 
 /** What an executor factory is given: the step's id, action log and variables. */
@@ -214,6 +217,7 @@ export async function runAgentStep(options: AgentStepOptions): Promise<AgentStep
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.start ? { start: options.start } : {}),
       ...(options.endLater ? { endLater: true } : {}),
+      ...(options.carry ? { carry: options.carry } : {}),
     });
   } catch (error) {
     // The step never started (its start was refused): its scheduler ends with nothing run.

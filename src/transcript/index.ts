@@ -24,6 +24,7 @@ export {
   type WriteCheckpointOptions,
   writeCheckpoint,
 } from "./checkpoint-writer.js";
+export { EarlyCall, StartCarry } from "./early-call.js";
 export { KnowledgeFold, renderKnowledge } from "./knowledge-render.js";
 export {
   createKnowledgeSink,

@@ -1,4 +1,4 @@
-import type { AppendBatchOptions, EventStore } from "../log/index.js";
+import { type AppendBatchOptions, type EventStore, isSeqMoved } from "../log/index.js";
 import type {
   AssembledMessage,
   Provider,
@@ -9,6 +9,7 @@ import type {
 import { type CursorCall, streamWithCursor, toUsageData } from "../providers/index.js";
 import type { NewEvent } from "../spec/index.js";
 import { type CheckpointEvent, writeCheckpoint } from "./checkpoint-writer.js";
+import { EarlyCall, type StartCarry } from "./early-call.js";
 import type { KnowledgeSink } from "./knowledge-sink.js";
 import { createLogSink } from "./log-sink.js";
 import { createReturnSink } from "./return-sink.js";
@@ -66,6 +67,11 @@ export interface ModelStepOptions {
    * settles when it is). Without a signer or knowledge file only: those read the log after.
    */
   endLater?: boolean;
+  /**
+   * Where a call made before a refused start is left for the step compiled again, and taken
+   * from when that step sends the same request (see `EarlyCall`).
+   */
+  carry?: StartCarry;
 }
 
 /** How a model step ended. */
@@ -103,7 +109,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   const estimated = "cursor" in options.request ? options.request.whole : options.request;
   const estimate =
     options.estimator && estimated ? options.estimator.estimate(model, estimated) : undefined;
-  await store.appendBatch(
+  const starting = store.appendBatch(
     [
       ...(options.preamble ?? []),
       {
@@ -115,6 +121,14 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     ],
     options.start,
   );
+  const call = callEarly(options, starting);
+  try {
+    await starting;
+  } catch (error) {
+    if (call && isSeqMoved(error) && options.carry) options.carry.keep(call);
+    else call?.abort();
+    throw error;
+  }
 
   const reports: SinkReport[] = [];
   const returned = createReturnSink({ format: provider.format });
@@ -133,8 +147,9 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
   ];
   const fanout = createSinkFanout({ sinks, onReport: (report) => reports.push(report) });
   const streamOptions = options.signal ? { signal: options.signal } : {};
-  const parts: AsyncIterable<StreamPart> =
-    "cursor" in options.request
+  const parts: AsyncIterable<StreamPart> = call
+    ? call.parts()
+    : "cursor" in options.request
       ? streamWithCursor(provider, options.request, streamOptions)
       : provider.stream(options.request, streamOptions);
   for await (const part of parts) fanout.push(part);
@@ -197,6 +212,25 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
       .catch(() => undefined);
   }
   return result;
+}
+
+/**
+ * The step's model call, made while its start (`starting`) is being written, where the store's
+ * durability is `fast`: the request goes out during the commit, and its parts are read only once
+ * the start is written. `undefined` where the call waits for the start: a `strict` store (every
+ * request is on the log before it is sent), a store that may hold answers (replay), and a call
+ * that continues from a provider cursor (it may log a rotation before its first part).
+ */
+function callEarly(options: ModelStepOptions, starting: Promise<unknown>): EarlyCall | undefined {
+  const { store, request } = options;
+  if (store.durability !== "fast" || store.holdsAnswers || "cursor" in request) return undefined;
+  try {
+    return options.carry?.take(request) ?? new EarlyCall(options.provider, request, options.signal);
+  } catch {
+    // A provider that throws as it is called fails the step as before, once its start is written.
+    starting.catch(() => undefined);
+    return undefined;
+  }
 }
 
 /** A thread-long sink seen by one step's fan-out: written to, not closed, when the step ends. */

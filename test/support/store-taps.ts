@@ -12,6 +12,7 @@ export function withAppends(inner: EventStore, appends: StoreAppends): EventStor
   return {
     kind: inner.kind,
     location: inner.location,
+    ...(inner.durability ? { durability: inner.durability } : {}),
     ...(inner.holdsAnswers ? { holdsAnswers: true } : {}),
     artifacts: inner.artifacts,
     append: appends.append,

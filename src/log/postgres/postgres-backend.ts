@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { ConfigError, type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
-import type { ContinuityHead, EventQuery } from "../event-store.js";
+import type { ContinuityHead, Durability, EventQuery } from "../event-store.js";
 import type { LeaseAcquisition, LeaseFence, LeaseRenewal, LeaseRow } from "../lease.js";
 import type { EventPage, LogBackend, WriteOptions } from "../log-backend.js";
 import { PostgresArtifactStore } from "./postgres-artifacts.js";
@@ -66,7 +66,7 @@ export async function openPostgresBackend(options: PostgresBackendOptions): Prom
   // Strict needs at least a local WAL flush, also where the server, database or role turned it off.
   const commit = durability === "fast" ? "off" : serverDefault === "off" ? "local" : undefined;
   const begin = commit ? `BEGIN; SET LOCAL synchronous_commit = ${commit}` : "BEGIN";
-  return new PostgresBackend(options.url, pool, tables, begin);
+  return new PostgresBackend(options.url, pool, tables, begin, durability);
 }
 
 function checkOptions(options: PostgresBackendOptions): { poolSize: number; schema: string } {
@@ -97,6 +97,7 @@ function checkOptions(options: PostgresBackendOptions): { poolSize: number; sche
 class PostgresBackend implements LogBackend {
   readonly kind = "postgres" as const;
   readonly location: string;
+  readonly durability: Durability;
   readonly artifacts: PostgresArtifactStore;
   readonly #url: string;
   readonly #pool: pg.Pool;
@@ -106,8 +107,15 @@ class PostgresBackend implements LogBackend {
   readonly #leases: PostgresLeases;
   #closing: Promise<void> | undefined;
 
-  constructor(url: string, pool: pg.Pool, tables: PostgresTables, begin: string) {
+  constructor(
+    url: string,
+    pool: pg.Pool,
+    tables: PostgresTables,
+    begin: string,
+    durability: Durability,
+  ) {
     this.#url = url;
+    this.durability = durability;
     this.location = redactUrl(url);
     this.#pool = pool;
     this.#sql = new PostgresEventSql(tables);

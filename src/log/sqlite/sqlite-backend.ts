@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { type PreparedEvent, type SpoolEvent, StoreError } from "../../spec/index.js";
-import type { ContinuityHead, EventQuery } from "../event-store.js";
+import type { ContinuityHead, Durability, EventQuery } from "../event-store.js";
 import {
   decideAcquire,
   decideRelease,
@@ -22,15 +22,6 @@ import { ensureSqliteSchema } from "./sqlite-schema.js";
 import { COLUMNS, HEAD_COLUMNS } from "./sqlite-write.js";
 import { SqliteWriter } from "./sqlite-writer.js";
 import { WalCheckpointer, type WalCheckpointOptions } from "./wal-checkpointer.js";
-
-/**
- * How much a resolved append survives:
- * - `strict` (default): `synchronous=FULL`; the WAL is synced at every commit, so a resolved
- *   critical append survives a killed process and a power cut.
- * - `fast`: `synchronous=NORMAL`; survives a killed process, but a power cut may lose the last
- *   commits (the database stays consistent: a prefix of the log survives).
- */
-export type Durability = "strict" | "fast";
 
 /** Options of the SQLite adapter. */
 export interface SqliteBackendOptions {
@@ -113,6 +104,7 @@ export function openSqliteBackend(options: SqliteBackendOptions): LogBackend {
 class SqliteBackend implements LogBackend {
   readonly kind = "sqlite" as const;
   readonly location: string;
+  readonly durability: Durability;
   readonly artifacts: FileArtifactStore;
   readonly #db: Database.Database;
   /** Writes may be in flight two at a time: the writer keeps them in order (see SqliteWriter). */
@@ -137,6 +129,7 @@ class SqliteBackend implements LogBackend {
   ) {
     this.#db = db;
     this.location = file;
+    this.durability = options.durability ?? "strict";
     this.#foreignCommits = new ForeignCommitWatch(
       file,
       () => this.#checkForeignCommits(),

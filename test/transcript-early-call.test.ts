@@ -1,0 +1,248 @@
+/**
+ * With `durability: "fast"`, a step's model call is made while its start is being written, and
+ * nothing of its answer is looked at before the start is written. A call whose start is refused
+ * is kept for the step compiled again when that sends the same request, and aborted unseen
+ * otherwise; a `strict` store calls the model only once the start is written.
+ */
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  type EventStore,
+  isSeqMoved,
+  openEventStore,
+  type SeqPrediction,
+} from "../src/log/index.js";
+import {
+  createScriptedProvider,
+  type Provider,
+  type ProviderRequest,
+  type StreamPart,
+} from "../src/providers/index.js";
+import { EarlyCall, runModelStep, StartCarry, type StreamSink } from "../src/transcript/index.js";
+import { withAppends } from "./support/store-taps.js";
+import { readAll, startThread, tempStore } from "./support/transcripts.js";
+
+const continuity = "home";
+const thread = "t1";
+let store: EventStore;
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ store, dir, cleanup } = await tempStore("spool-early-call-"));
+  await startThread(store, continuity, thread, { index: 0 });
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const ask = (text: string): ProviderRequest => ({
+  model: "scripted",
+  messages: [{ role: "user", content: text }],
+});
+
+/**
+ * A prediction of `store`'s next seq made stale: another connection writes after it is made, so
+ * a start appended with it is refused and nothing of it written.
+ */
+async function stalePrediction(): Promise<SeqPrediction> {
+  const head = await store.head();
+  const ahead = store.readAhead?.(continuity, head);
+  if (!ahead) throw new Error("the store cannot read ahead");
+  const other = await openEventStore({ db: join(dir, "store"), durability: "fast" });
+  try {
+    await other.append({
+      continuity: "elsewhere",
+      type: "continuity.created",
+      actor: "bo",
+      origin: "test",
+      data: { title: "another" },
+    });
+  } finally {
+    await other.close();
+  }
+  return ahead.prediction;
+}
+
+/** `inner`, telling whether its step's start (a batch ending in `step.started`) is written. */
+function watchedStart(inner: EventStore) {
+  const seen = { written: false };
+  const watched = withAppends(inner, {
+    append: (event) => inner.append(event),
+    appendBatch: (events, options) => {
+      const written = inner.appendBatch(events, options);
+      if (events.at(-1)?.type === "step.started") {
+        written.then(
+          () => {
+            seen.written = true;
+          },
+          () => undefined,
+        );
+      }
+      return written;
+    },
+  });
+  return { store: watched, seen };
+}
+
+/** `inner`, noting at each call whether the start was written and whether the call was aborted. */
+function watchedProvider(inner: Provider, seen: { written: boolean }) {
+  const calls: { startWritten: boolean; signal: AbortSignal | undefined }[] = [];
+  const provider: Provider = {
+    name: inner.name,
+    format: inner.format,
+    stream(request, options) {
+      calls.push({ startWritten: seen.written, signal: options?.signal });
+      return inner.stream(request, options);
+    },
+  };
+  return { provider, calls };
+}
+
+/** A sink noting whether the start was written when the first part reached it. */
+function firstPartSink(seen: { written: boolean }) {
+  const first: { startWritten?: boolean } = {};
+  const sink: StreamSink = {
+    name: "first-part",
+    write(_part: StreamPart) {
+      first.startWritten ??= seen.written;
+    },
+    async close() {},
+  };
+  return { sink, first };
+}
+
+describe("a model call made while its step's start is written", () => {
+  it("goes out before the start is written on a fast store, and its parts are read only after", async () => {
+    const { store: watched, seen } = watchedStart(store);
+    const { provider, calls } = watchedProvider(
+      createScriptedProvider({ script: ["<response>hi</response>"] }),
+      seen,
+    );
+    const { sink, first } = firstPartSink(seen);
+    const result = await runModelStep({
+      store: watched,
+      continuity,
+      thread,
+      index: 1,
+      provider,
+      request: ask("hello"),
+      sinks: [sink],
+    });
+    expect(result.message.error).toBeUndefined();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.startWritten).toBe(false);
+    expect(first.startWritten).toBe(true);
+    const types = (await readAll(store, continuity)).map((event) => event.type);
+    expect(types.indexOf("step.started")).toBeLessThan(types.indexOf("message.completed"));
+  });
+
+  it("waits for the start on a strict store: every request is on the log before it is sent", async () => {
+    const strict = await openEventStore({ db: join(dir, "strict"), durability: "strict" });
+    try {
+      await startThread(strict, continuity, thread, { index: 0 });
+      const { store: watched, seen } = watchedStart(strict);
+      const { provider, calls } = watchedProvider(
+        createScriptedProvider({ script: ["<response>hi</response>"] }),
+        seen,
+      );
+      await runModelStep({
+        store: watched,
+        continuity,
+        thread,
+        index: 1,
+        provider,
+        request: ask("hello"),
+      });
+      expect(calls.map((call) => call.startWritten)).toEqual([true]);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("keeps a refused start's call for the same request, and sends nothing twice", async () => {
+    const scripted = createScriptedProvider({ script: ["<response>once</response>"] });
+    const carry = new StartCarry();
+    const request = ask("hello");
+    const refused = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 1,
+      provider: scripted,
+      request,
+      // Another connection wrote since: the start is refused, nothing of it written.
+      start: { predicted: await stalePrediction() },
+      carry,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isSeqMoved(refused)).toBe(true);
+    expect(scripted.requests).toHaveLength(1);
+
+    const result = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 1,
+      provider: scripted,
+      request: ask("hello"),
+      carry,
+    });
+    expect(result.message.error).toBeUndefined();
+    expect(scripted.requests).toHaveLength(1);
+    const events = await readAll(store, continuity);
+    // The refused start left nothing: step 1 is started once.
+    expect(
+      events.filter((event) => event.type === "step.started" && event.stream.id === `${thread}:1`),
+    ).toHaveLength(1);
+    expect(events.filter((event) => event.type === "message.completed")).toHaveLength(1);
+    expect(events.find((event) => event.type === "message.completed")?.data).toMatchObject({
+      content: [{ type: "text", text: "<response>once</response>" }],
+    });
+  });
+
+  it("aborts a kept call unseen when the step compiled again sends another request", async () => {
+    const { provider, calls } = watchedProvider(
+      createScriptedProvider({
+        script: ["<response>first</response>", "<response>second</response>"],
+      }),
+      { written: false },
+    );
+    const carry = new StartCarry();
+    carry.keep(new EarlyCall(provider, ask("hello")));
+    expect(carry.take(ask("hello, again"))).toBeUndefined();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.signal?.aborted).toBe(true);
+
+    carry.keep(new EarlyCall(provider, ask("hello")));
+    carry.release();
+    expect(calls[1]!.signal?.aborted).toBe(true);
+  });
+
+  it("aborts the call when its start fails, and fails as the start did", async () => {
+    const { provider, calls } = watchedProvider(
+      createScriptedProvider({ script: ["<response>never seen</response>"] }),
+      { written: false },
+    );
+    const failed = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 1,
+      provider,
+      request: ask("hello"),
+      // Refused, with nowhere to keep the call.
+      start: { predicted: await stalePrediction() },
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isSeqMoved(failed)).toBe(true);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.signal?.aborted).toBe(true);
+    const types = (await readAll(store, continuity)).map((event) => event.type);
+    expect(types).not.toContain("message.completed");
+  });
+});
