@@ -4,6 +4,7 @@
  * is kept for the step compiled again when that sends the same request, and aborted unseen
  * otherwise; a `strict` store calls the model only once the start is written.
  */
+import { getEventListeners } from "node:events";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -135,6 +136,50 @@ describe("a model call made while its step's start is written", () => {
     expect(first.startWritten).toBe(true);
     const types = (await readAll(store, continuity)).map((event) => event.type);
     expect(types.indexOf("step.started")).toBeLessThan(types.indexOf("message.completed"));
+  });
+
+  it("follows the step's signal while it runs, and lets go of it once the call ends", async () => {
+    const steps = new AbortController();
+    const before = getEventListeners(steps.signal, "abort").length;
+    for (let i = 1; i <= 3; i++) {
+      const result = await runModelStep({
+        store,
+        continuity,
+        thread,
+        index: i,
+        provider: createScriptedProvider({ script: ["<response>hi</response>"] }),
+        request: ask("hello"),
+        signal: steps.signal,
+      });
+      expect(result.message.error).toBeUndefined();
+    }
+    // One listener a call would pile up over a long run.
+    expect(getEventListeners(steps.signal, "abort")).toHaveLength(before);
+
+    const { provider, calls } = watchedProvider(
+      createScriptedProvider({
+        script: ["<response>a long answer, word by word</response>"],
+        timing: { tokenMs: 5 },
+      }),
+      { written: false },
+    );
+    const cancelling: StreamSink = {
+      name: "cancel-at-first-part",
+      write: () => steps.abort(new Error("cancelled by the user")),
+      async close() {},
+    };
+    const cancelled = await runModelStep({
+      store,
+      continuity,
+      thread,
+      index: 4,
+      provider,
+      request: ask("hello"),
+      signal: steps.signal,
+      sinks: [cancelling],
+    });
+    expect(calls[0]!.signal?.aborted).toBe(true);
+    expect(cancelled.message.error).toBeDefined();
   });
 
   it("waits for the start on a strict store: every request is on the log before it is sent", async () => {

@@ -14,14 +14,19 @@ export class EarlyCall {
   readonly request: ProviderRequest;
   readonly #controller = new AbortController();
   readonly #iterator: AsyncIterator<StreamPart>;
+  /** The step's signal, followed by the call's own until the call ends. */
+  readonly #outer: AbortSignal | undefined;
+  readonly #follow = () => this.#controller.abort(this.#outer?.reason);
   #first: Promise<IteratorResult<StreamPart>> | undefined;
   #taken = false;
 
   constructor(provider: Provider, request: ProviderRequest, signal?: AbortSignal) {
     this.request = request;
-    const options: StreamOptions = {
-      signal: signal ? AbortSignal.any([signal, this.#controller.signal]) : this.#controller.signal,
-    };
+    // A listener, not `AbortSignal.any` (tens of µs a call on Node 20), taken off as the call ends.
+    this.#outer = signal;
+    if (signal?.aborted) this.#follow();
+    else signal?.addEventListener("abort", this.#follow, { once: true });
+    const options: StreamOptions = { signal: this.#controller.signal };
     this.#iterator = provider.stream(request, options)[Symbol.asyncIterator]();
     this.#first = this.#iterator.next();
     // Looked at only when the parts are taken; an aborted call's failure is nobody's.
@@ -33,15 +38,23 @@ export class EarlyCall {
     if (this.#taken) throw new Error("an early call's parts are taken once");
     this.#taken = true;
     const iterator = this.#iterator;
-    const next = (): Promise<IteratorResult<StreamPart>> => {
+    const next = async (): Promise<IteratorResult<StreamPart>> => {
       const first = this.#first;
       this.#first = undefined;
-      return first ?? iterator.next();
+      try {
+        const result = await (first ?? iterator.next());
+        if (result.done) this.#unfollow();
+        return result;
+      } catch (error) {
+        this.#unfollow();
+        throw error;
+      }
     };
     return {
       [Symbol.asyncIterator]: () => ({
         next,
         return: async () => {
+          this.#unfollow();
           await iterator.return?.();
           return { done: true, value: undefined };
         },
@@ -54,8 +67,13 @@ export class EarlyCall {
     if (this.#taken) return;
     this.#taken = true;
     this.#first = undefined;
+    this.#unfollow();
     this.#controller.abort(new Error("the step's start was not written"));
     this.#iterator.return?.().catch(() => undefined);
+  }
+
+  #unfollow(): void {
+    this.#outer?.removeEventListener("abort", this.#follow);
   }
 }
 
