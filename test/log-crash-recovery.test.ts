@@ -10,10 +10,11 @@ import {
   runToExit,
   spawnBundled,
 } from "./support/child-process.js";
-import { collect, seededRandom } from "./support/events.js";
+import { collect, killCount, seededRandom } from "./support/events.js";
 import { createTestDatabase } from "./support/postgres-server.js";
 
-const KILLS = 50;
+/** Kills per adapter (`SPOOL_LOG_KILLS`, default 50); `SPOOL_CRASH_SEED` repeats their points. */
+const KILLS = killCount(process.env.SPOOL_LOG_KILLS, 50);
 
 interface Ack {
   seq: number;
@@ -78,7 +79,7 @@ function crashSuite(
 ) {
   describe(`${name}: SIGKILL while appending at full speed`, () => {
     it(`loses nothing acknowledged over ${KILLS} kills (seed ${seed})`, {
-      timeout: 600_000,
+      timeout: Math.max(600_000, KILLS * 12_000),
     }, async () => {
       const { db, cleanup } = await location();
       const random = seededRandom(seed);

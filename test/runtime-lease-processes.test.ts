@@ -14,11 +14,11 @@ import type { SpoolEvent } from "../src/spec/index.js";
 import { type BundledScript, bundleScript } from "./support/child-process.js";
 import { runSpool } from "./support/cli.js";
 import { eventsOf } from "./support/cli-e2e.js";
-import { seededRandom } from "./support/events.js";
+import { killCount, seededRandom } from "./support/events.js";
 import { deferred, heldAnswer } from "./support/held-answers.js";
 import { type LeaseProcesses, leaseProcesses } from "./support/lease-processes.js";
 
-const KILLS = Number(process.env.SPOOL_KILLS ?? 1);
+const KILLS = killCount(process.env.SPOOL_KILLS, 1);
 const seed = Number(process.env.SPOOL_KILL_SEED ?? Date.now() % 100_000);
 /** Short, so a dead owner's lease lapses soon; renewed every third of it. */
 const TTL_MS = 2_000;

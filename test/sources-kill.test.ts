@@ -32,7 +32,7 @@ import { replayContinuity } from "../src/replay/index.js";
 import { createAgentRuntime } from "../src/runtime/index.js";
 import { seededRandom } from "../src/spec/index.js";
 import { type BundledScript, bundleScript, runToExit } from "./support/child-process.js";
-import { collect } from "./support/events.js";
+import { collect, killCount } from "./support/events.js";
 import { type ReaderPosition, RotatingLog } from "./support/rotating-log.js";
 import { checkSourceKillLog } from "./support/source-kill-checks.js";
 import {
@@ -43,7 +43,7 @@ import {
   sourceKillSources,
 } from "./support/source-kill-worker.js";
 
-const KILLS = Number(process.env.SPOOL_SOURCE_KILLS ?? (process.env.CI ? 100 : 25));
+const KILLS = killCount(process.env.SPOOL_SOURCE_KILLS, process.env.CI ? 100 : 25);
 const seed = Number(process.env.SPOOL_SOURCE_KILL_SEED ?? Date.now() % 100_000);
 const SENTINEL = "END OF THE LOG";
 /** A bound on the lines of one child, so a child that never gets killed fails the test. */

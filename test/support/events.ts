@@ -24,3 +24,18 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 export { seededRandom } from "../../src/spec/index.js";
+
+/**
+ * A kill test's number of kills: `value` (an environment variable) when set, else `fallback`.
+ * Anything but a whole number of at least 1 fails at once, naming the setting.
+ */
+export function killCount(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new Error(
+      `a kill count must be a whole number of at least 1, not ${JSON.stringify(value)}`,
+    );
+  }
+  return count;
+}
