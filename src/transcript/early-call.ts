@@ -33,33 +33,35 @@ export class EarlyCall {
     this.#first.catch(() => undefined);
   }
 
-  /** The call's parts, from the first; once. */
+  /**
+   * The call's parts, from the first; once. Call `ended()` once they are read (or abandoned):
+   * the call then stops following the step's signal.
+   */
   parts(): AsyncIterable<StreamPart> {
     if (this.#taken) throw new Error("an early call's parts are taken once");
     this.#taken = true;
     const iterator = this.#iterator;
-    const next = async (): Promise<IteratorResult<StreamPart>> => {
+    // The rest straight from the provider: no extra promise per part.
+    const next = (): Promise<IteratorResult<StreamPart>> => {
       const first = this.#first;
+      if (first === undefined) return iterator.next();
       this.#first = undefined;
-      try {
-        const result = await (first ?? iterator.next());
-        if (result.done) this.#unfollow();
-        return result;
-      } catch (error) {
-        this.#unfollow();
-        throw error;
-      }
+      return first;
     };
     return {
       [Symbol.asyncIterator]: () => ({
         next,
         return: async () => {
-          this.#unfollow();
           await iterator.return?.();
           return { done: true, value: undefined };
         },
       }),
     };
+  }
+
+  /** The parts are read: the call stops following the step's signal. */
+  ended(): void {
+    this.#unfollow();
   }
 
   /** Stops the call unseen: its start was not written and nothing will take its parts. */

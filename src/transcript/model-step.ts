@@ -152,7 +152,11 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     : "cursor" in options.request
       ? streamWithCursor(provider, options.request, streamOptions)
       : provider.stream(options.request, streamOptions);
-  for await (const part of parts) fanout.push(part);
+  try {
+    for await (const part of parts) fanout.push(part);
+  } finally {
+    call?.ended();
+  }
   await fanout.close();
   const message = await returned.message();
 
