@@ -100,7 +100,11 @@ beforeAll(async () => {
   bundle = await bundleScript("test/support/runtime-kill-worker.ts");
   command = bundle.args;
 });
+/** Workers not yet exited: a test that times out leaves them to `afterAll`, not to the machine. */
+const alive = new Set<ChildProcess>();
+
 afterAll(() => {
+  for (const child of alive) child.kill("SIGKILL");
   // SPOOL_KILL_KEEP=1 keeps the store and the ledger of the run for a look after a failure.
   if (!process.env.SPOOL_KILL_KEEP) rmSync(scratch, { recursive: true, force: true });
   bundle.remove();
@@ -108,11 +112,14 @@ afterAll(() => {
 
 /** Starts a worker; it loads and then waits for its arguments on stdin. */
 function startWorker(): ChildProcess {
-  return spawn(process.execPath, command, {
+  const child = spawn(process.execPath, command, {
     cwd: root,
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, SPOOL_DURABILITY: durability },
   });
+  alive.add(child);
+  child.once("exit", () => alive.delete(child));
+  return child;
 }
 
 /** Runs a started worker once, killing it with SIGKILL as `plan` says (never without a plan). */

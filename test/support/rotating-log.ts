@@ -194,6 +194,14 @@ export class RotatingLog {
     );
   }
 
+  /**
+   * Whether a reader at `position` still has whole lines of the current file to read: it will
+   * read them and say so, without more being written.
+   */
+  behind(position: ReaderPosition | undefined): boolean {
+    return position?.ino === this.#ino && position.offset < this.#wholeEnd;
+  }
+
   #nextLine(): string {
     this.#number += 1;
     const next = this.#texts.next();
