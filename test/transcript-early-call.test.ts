@@ -6,7 +6,7 @@
  */
 import { getEventListeners } from "node:events";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type EventStore,
   isSeqMoved,
@@ -19,23 +19,38 @@ import {
   type ProviderRequest,
   type StreamPart,
 } from "../src/providers/index.js";
-import { EarlyCall, runModelStep, StartCarry, type StreamSink } from "../src/transcript/index.js";
+import {
+  EarlyCall,
+  type ModelStepOptions,
+  runModelStep,
+  StartCarry,
+  type StreamSink,
+} from "../src/transcript/index.js";
 import { withAppends } from "./support/store-taps.js";
-import { readAll, startThread, tempStore } from "./support/transcripts.js";
+import { readAll, startThread, useTempStore } from "./support/transcripts.js";
 
 const continuity = "home";
 const thread = "t1";
-let store: EventStore;
-let dir: string;
-let cleanup: () => Promise<void>;
-
+const temp = useTempStore("spool-early-call-");
 beforeEach(async () => {
-  ({ store, dir, cleanup } = await tempStore("spool-early-call-"));
-  await startThread(store, continuity, thread, { index: 0 });
+  await startThread(temp.store, continuity, thread, { index: 0 });
 });
-afterEach(async () => {
-  await cleanup();
-});
+
+/** Step 1 of the thread (or `options.index`) on the fast temp store (or `options.store`), asking "hello". */
+function step(
+  provider: Provider,
+  options: Partial<ModelStepOptions> & { store?: EventStore } = {},
+) {
+  return runModelStep({
+    store: temp.store,
+    continuity,
+    thread,
+    index: 1,
+    provider,
+    request: ask("hello"),
+    ...options,
+  });
+}
 
 const ask = (text: string): ProviderRequest => ({
   model: "scripted",
@@ -43,14 +58,14 @@ const ask = (text: string): ProviderRequest => ({
 });
 
 /**
- * A prediction of `store`'s next seq made stale: another connection writes after it is made, so
+ * A prediction of the temp store's next seq made stale: another connection writes after it is made, so
  * a start appended with it is refused and nothing of it written.
  */
 async function stalePrediction(): Promise<SeqPrediction> {
-  const head = await store.head();
-  const ahead = store.readAhead?.(continuity, head);
+  const head = await temp.store.head();
+  const ahead = temp.store.readAhead?.(continuity, head);
   if (!ahead) throw new Error("the store cannot read ahead");
-  const other = await openEventStore({ db: join(dir, "store"), durability: "fast" });
+  const other = await openEventStore({ db: join(temp.dir, "store"), durability: "fast" });
   try {
     await other.append({
       continuity: "elsewhere",
@@ -115,26 +130,18 @@ function firstPartSink(seen: { written: boolean }) {
 
 describe("a model call made while its step's start is written", () => {
   it("goes out before the start is written on a fast store, and its parts are read only after", async () => {
-    const { store: watched, seen } = watchedStart(store);
+    const { store: watched, seen } = watchedStart(temp.store);
     const { provider, calls } = watchedProvider(
       createScriptedProvider({ script: ["<response>hi</response>"] }),
       seen,
     );
     const { sink, first } = firstPartSink(seen);
-    const result = await runModelStep({
-      store: watched,
-      continuity,
-      thread,
-      index: 1,
-      provider,
-      request: ask("hello"),
-      sinks: [sink],
-    });
+    const result = await step(provider, { store: watched, sinks: [sink] });
     expect(result.message.error).toBeUndefined();
     expect(calls).toHaveLength(1);
     expect(calls[0]!.startWritten).toBe(false);
     expect(first.startWritten).toBe(true);
-    const types = (await readAll(store, continuity)).map((event) => event.type);
+    const types = (await readAll(temp.store, continuity)).map((event) => event.type);
     expect(types.indexOf("step.started")).toBeLessThan(types.indexOf("message.completed"));
   });
 
@@ -142,13 +149,8 @@ describe("a model call made while its step's start is written", () => {
     const steps = new AbortController();
     const before = getEventListeners(steps.signal, "abort").length;
     for (let i = 1; i <= 3; i++) {
-      const result = await runModelStep({
-        store,
-        continuity,
-        thread,
+      const result = await step(createScriptedProvider({ script: ["<response>hi</response>"] }), {
         index: i,
-        provider: createScriptedProvider({ script: ["<response>hi</response>"] }),
-        request: ask("hello"),
         signal: steps.signal,
       });
       expect(result.message.error).toBeUndefined();
@@ -168,13 +170,8 @@ describe("a model call made while its step's start is written", () => {
       write: () => steps.abort(new Error("cancelled by the user")),
       async close() {},
     };
-    const cancelled = await runModelStep({
-      store,
-      continuity,
-      thread,
+    const cancelled = await step(provider, {
       index: 4,
-      provider,
-      request: ask("hello"),
       signal: steps.signal,
       sinks: [cancelling],
     });
@@ -183,7 +180,7 @@ describe("a model call made while its step's start is written", () => {
   });
 
   it("waits for the start on a strict store: every request is on the log before it is sent", async () => {
-    const strict = await openEventStore({ db: join(dir, "strict"), durability: "strict" });
+    const strict = await openEventStore({ db: join(temp.dir, "strict"), durability: "strict" });
     try {
       await startThread(strict, continuity, thread, { index: 0 });
       const { store: watched, seen } = watchedStart(strict);
@@ -191,14 +188,7 @@ describe("a model call made while its step's start is written", () => {
         createScriptedProvider({ script: ["<response>hi</response>"] }),
         seen,
       );
-      await runModelStep({
-        store: watched,
-        continuity,
-        thread,
-        index: 1,
-        provider,
-        request: ask("hello"),
-      });
+      await step(provider, { store: watched });
       expect(calls.map((call) => call.startWritten)).toEqual([true]);
     } finally {
       await strict.close();
@@ -209,12 +199,7 @@ describe("a model call made while its step's start is written", () => {
     const scripted = createScriptedProvider({ script: ["<response>once</response>"] });
     const carry = new StartCarry();
     const request = ask("hello");
-    const refused = await runModelStep({
-      store,
-      continuity,
-      thread,
-      index: 1,
-      provider: scripted,
+    const refused = await step(scripted, {
       request,
       // Another connection wrote since: the start is refused, nothing of it written.
       start: { predicted: await stalePrediction() },
@@ -226,18 +211,12 @@ describe("a model call made while its step's start is written", () => {
     expect(isSeqMoved(refused)).toBe(true);
     expect(scripted.requests).toHaveLength(1);
 
-    const result = await runModelStep({
-      store,
-      continuity,
-      thread,
-      index: 1,
-      provider: scripted,
-      request: ask("hello"),
+    const result = await step(scripted, {
       carry,
     });
     expect(result.message.error).toBeUndefined();
     expect(scripted.requests).toHaveLength(1);
-    const events = await readAll(store, continuity);
+    const events = await readAll(temp.store, continuity);
     // The refused start left nothing: step 1 is started once.
     expect(
       events.filter((event) => event.type === "step.started" && event.stream.id === `${thread}:1`),
@@ -271,13 +250,7 @@ describe("a model call made while its step's start is written", () => {
       createScriptedProvider({ script: ["<response>never seen</response>"] }),
       { written: false },
     );
-    const failed = await runModelStep({
-      store,
-      continuity,
-      thread,
-      index: 1,
-      provider,
-      request: ask("hello"),
+    const failed = await step(provider, {
       // Refused, with nowhere to keep the call.
       start: { predicted: await stalePrediction() },
     }).then(
@@ -287,7 +260,7 @@ describe("a model call made while its step's start is written", () => {
     expect(isSeqMoved(failed)).toBe(true);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.signal?.aborted).toBe(true);
-    const types = (await readAll(store, continuity)).map((event) => event.type);
+    const types = (await readAll(temp.store, continuity)).map((event) => event.type);
     expect(types).not.toContain("message.completed");
   });
 });
