@@ -121,7 +121,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
     ],
     options.start,
   );
-  const call = callEarly(options, starting);
+  const call = callEarly(options);
   try {
     await starting;
   } catch (error) {
@@ -219,20 +219,19 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
 }
 
 /**
- * The step's model call, made while its start (`starting`) is being written, where the store's
+ * The step's model call, made while its start is being written, where the store's
  * durability is `fast`: the request goes out during the commit, and its parts are read only once
  * the start is written. `undefined` where the call waits for the start: a `strict` store (every
  * request is on the log before it is sent), a store that may hold answers (replay), and a call
  * that continues from a provider cursor (it may log a rotation before its first part).
  */
-function callEarly(options: ModelStepOptions, starting: Promise<unknown>): EarlyCall | undefined {
+function callEarly(options: ModelStepOptions): EarlyCall | undefined {
   const { store, request } = options;
   if (store.durability !== "fast" || store.holdsAnswers || "cursor" in request) return undefined;
   try {
     return options.carry?.take(request) ?? new EarlyCall(options.provider, request, options.signal);
   } catch {
     // A provider that throws as it is called fails the step as before, once its start is written.
-    starting.catch(() => undefined);
     return undefined;
   }
 }
