@@ -195,11 +195,12 @@ export async function runThreadLoop(options: ThreadRunOptions): Promise<ThreadRu
       await cutInputs();
       // A handoff before the compile keeps these feeds: one read of the world per step.
       if (!retrying) {
-        feeds = await options.feeds?.(stepStreamId(thread, index));
+        const feedsStep = stepStreamId(thread, index);
+        feeds = await options.feeds?.(feedsStep);
         if (feeds !== undefined) {
           await store.append({
             continuity,
-            stream: { kind: "step", id: stepStreamId(thread, index) },
+            stream: { kind: "step", id: feedsStep },
             type: "context.feeds",
             data: {
               text: feeds.text,

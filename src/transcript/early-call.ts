@@ -99,7 +99,7 @@ export class StartCarry {
     const call = this.#call;
     this.#call = undefined;
     if (!call) return undefined;
-    if (call.request === request || sameRequest(call.request, request)) return call;
+    if (sameRequest(call.request, request)) return call;
     call.abort();
     return undefined;
   }
