@@ -60,11 +60,15 @@ const spoolLookup = defineTool({
   execute: (input) => lookupTimed(input, current),
 });
 
+/** The same tool declared to change the world: it waits for its intent, with either durability. */
+const spoolLookupWithEffects = defineTool({ ...spoolLookup, sideEffects: true });
+
 /** One Spool agent run of `kind` on `store`; its stamps. */
 async function runSpool(
   store: EventStore,
   kind: CallKind,
   continuity: string,
+  sideEffects: boolean,
 ): Promise<StepStamps> {
   current = newStamps();
   const stamps = current;
@@ -72,7 +76,8 @@ async function runSpool(
     createScriptedProvider({ model: BENCH_MODEL, script: spoolScript(kind), tokens: 4 }),
     stamps,
   );
-  await runSpoolAgent({ store, provider, tools: [spoolLookup], continuity });
+  const tool = sideEffects ? spoolLookupWithEffects : spoolLookup;
+  await runSpoolAgent({ store, provider, tools: [tool], continuity });
   return stamps;
 }
 
@@ -94,10 +99,12 @@ class Pool {
   }
 }
 
-type Variant = `${CallKind}, ${BenchDurability}`;
-const VARIANTS: readonly Variant[] = CALL_KINDS.flatMap((kind) =>
-  DURABILITIES.map((durability): Variant => `${kind}, ${durability}`),
-);
+/** A call kind and a durability, and `, side effects` for the tool that declares them. */
+type Variant = `${CallKind}, ${BenchDurability}` | `${CallKind}, fast, side effects`;
+const VARIANTS: readonly Variant[] = CALL_KINDS.flatMap((kind) => [
+  ...DURABILITIES.map((durability): Variant => `${kind}, ${durability}`),
+  `${kind}, fast, side effects` as const,
+]);
 
 /** Per-run summaries of each latency, by variant (and `ai-sdk`). */
 type Summaries = Map<string, { toExecute: LatencySummary[]; toNextCall: LatencySummary[] }>;
@@ -116,8 +123,12 @@ export async function measureStepLatency(
     const opened = new Map<BenchDurability, EventStore>();
     for (const durability of DURABILITIES) opened.set(durability, await stores.open(durability));
     const spool = (variant: Variant, continuity: string) => {
-      const [kind, durability] = variant.split(", ") as [CallKind, BenchDurability];
-      return runSpool(opened.get(durability)!, kind, continuity);
+      const [kind, durability, effects] = variant.split(", ") as [
+        CallKind,
+        BenchDurability,
+        string?,
+      ];
+      return runSpool(opened.get(durability)!, kind, continuity, effects !== undefined);
     };
     // Warm-up: JIT on both sides, the stores' statements.
     for (let i = 0; i < 2; i++) {
@@ -172,7 +183,8 @@ export async function measureStepLatency(
         'Spool: `createAgentRuntime` over the scripted provider (no token delay), one fresh runtime and continuity per agent run; native = scripted `toolCalls` (input in 8-character deltas), protocol = `<action type="tool" mode="sync">` in ~4-character text chunks',
         "AI SDK: `streamText` with `tools: { lookup: tool({ execute }) }` and `stopWhen: stepCountIs(21)` over `MockLanguageModelV3`, whose stream makes each part only when read (high-water mark 0), as an async generator does",
         "stamps (`performance.now()`): the close = just before the provider hands on the `tool-call-end` part (native), the text chunk completing `</action>` (protocol), or the `tool-call` part (AI SDK); the model call = `Provider.stream()` / `doStream` entered; execute = the tool body's first and last line",
-        '**Spool logs every decision durably (SQLite: action dispatched, started and succeeded, message and step completed, loop decided) before acting on it; the AI SDK keeps nothing.** fast = `durability: "fast"` (survives a killed process), strict = the default (survives a power cut)',
+        '**Spool logs every decision durably (SQLite: action dispatched, started and succeeded, message and step completed, loop decided); the AI SDK keeps nothing.** fast = `durability: "fast"` (survives a killed process), strict = the default (survives a power cut)',
+        "`lookup` declares no side effects, so with fast it starts while its intent is written (its events follow the intent; strict waits for it); the `side effects` rows run the same tool declared `sideEffects: true`, which waits for its intent's commit with either durability",
       ],
     };
   } finally {

@@ -1,5 +1,5 @@
 import type { ActionRequest } from "../protocol/index.js";
-import type { ActionLogData, ActionLogType } from "./action-log.js";
+import type { ActionLogData, ActionLogType, RecordScope } from "./action-log.js";
 import type { ActionExecutor } from "./executor.js";
 import { toJsonValue } from "./json-value.js";
 import type { LazyAbort } from "./lazy-abort.js";
@@ -22,10 +22,15 @@ export class ActionEntry implements AttemptHost {
   readonly request: ActionRequest;
   /** `sync` and `async` actions: the step waits for them and reports them. */
   readonly tracked: boolean;
-  /** Where `fire_and_forget` lifecycle events go (their own task stream). */
-  readonly scope: { task: string } | undefined;
+  /**
+   * How its events are recorded: on their own task stream (`fire_and_forget`), and `after` the
+   * intent once a pure call runs ahead of it.
+   */
+  scope: RecordScope | undefined;
   readonly submittedAt: number;
   state: "waiting" | "dispatching" | "running" = "waiting";
+  /** Set when the log refused `action.dispatched`: nothing after it can be written. */
+  intentRefused = false;
   /** Set once, when the terminal event is written. */
   finished = false;
   /** True once the terminal events are in the log's queue, in order (durable, for a log without `queued`). */

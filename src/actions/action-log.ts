@@ -19,6 +19,17 @@ export type ActionLogData<T extends ActionLogType> = NewEventOf<T>["data"];
  */
 export interface RecordScope {
   task?: string;
+  /**
+   * A promise `record` returned for an earlier event of this log that this one must never stand
+   * in the log without: it is written only if that one was (before it or in its transaction), and
+   * fails with it. A pure call started before its intent was written records its events so.
+   */
+  after?: Promise<void>;
+  /**
+   * Nothing waits for this event's write: an intent a pure call runs ahead of. The store writes
+   * it with what follows (`AppendBatchOptions.unhurried`) instead of starting a commit for it.
+   */
+  unhurried?: boolean;
 }
 
 /** One recorded event, as an in-memory log keeps it and as subscribers see it. */
@@ -51,4 +62,11 @@ export interface ActionLog {
    * order is not the store's), the scheduler waits for `record` itself.
    */
   queued?(): Promise<void>;
+  /**
+   * True when a pure call (`CheckedActionExecutor.pure`) may start while its intent is still
+   * being written. Only a log whose durability guards against a killed process alone (`fast`)
+   * says so: a pure call changes nothing a kill could make happen twice. The call's own events
+   * are recorded `after` its intent, so none of them is written if the intent is not.
+   */
+  readonly pureStartsEarly?: boolean;
 }

@@ -29,4 +29,10 @@ export interface CheckedActionExecutor extends ActionExecutor {
   check?(name: string, parameters: Record<string, unknown>): ActionRefusal | undefined;
   /** The queue calls of `name` run one at a time in, or `undefined` to run at once. */
   serialQueue?(name: string): SerialQueue | undefined;
+  /**
+   * True when a call of `name` changes nothing outside the process and logs nothing of its own
+   * besides progress (a tool without side effects): on a log that allows it
+   * (`ActionLog.pureStartsEarly`) it starts while its intent is being written.
+   */
+  pure?(name: string): boolean;
 }

@@ -34,7 +34,8 @@ const DEFAULTS = { now: () => new Date(0).toISOString(), newId: () => "" };
 
 /**
  * A log in an array. Contract: validates like a store (unless `validate: false`), appends before
- * resolving, and resolves in record order; it never loses or reorders an entry.
+ * resolving, and resolves in record order; it never loses or reorders an entry. A record `after`
+ * another is added once that one is durable (so after it), and is refused if that one fails.
  */
 export function createMemoryActionLog(options: MemoryActionLogOptions = {}): MemoryActionLog {
   const entries: ActionLogEntry[] = [];
@@ -54,12 +55,17 @@ export function createMemoryActionLog(options: MemoryActionLogOptions = {}): Mem
         return Promise.reject(error);
       }
       const entry = (task === undefined ? { type, data } : { type, data, task }) as ActionLogEntry;
-      entries.push(entry);
-      for (const listener of listeners) listener(entry);
-      const waited = options.durable?.(entry);
-      return waited === undefined
-        ? Promise.resolve()
-        : Promise.resolve(waited).then(() => undefined);
+      const add = () => {
+        entries.push(entry);
+        for (const listener of listeners) listener(entry);
+        const waited = options.durable?.(entry);
+        return waited === undefined
+          ? Promise.resolve()
+          : Promise.resolve(waited).then(() => undefined);
+      };
+      // Kept back until what it follows is durable, and never added when that fails.
+      const after = scope?.after;
+      return after === undefined ? add() : after.then(add);
     },
     ofType<T extends ActionLogType>(type: T) {
       return entries.filter((entry) => entry.type === type) as Extract<

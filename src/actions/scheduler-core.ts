@@ -219,24 +219,57 @@ export class SchedulerCore implements StepScheduler {
     entry.maxAttempts = attemptsAllowed(request, this.#defaultRetries);
     entry.timeoutMs = data.timeout_ms;
     entry.serial = executor.serialQueue?.(request.name);
-    void this.#write(entry, ["action.dispatched", data]).then((durable) =>
-      this.#run(entry, durable),
-    );
-  }
-
-  #run(entry: ActionEntry, durable: boolean): void {
-    if (entry.finished) return;
-    if (!durable) {
-      const error = {
-        code: "log.write-failed",
-        message: "the action's intent could not be logged, so it did not run",
-      };
-      this.#finish(entry, { status: "failed", error }, []);
+    if (this.#log.pureStartsEarly && entry.serial === undefined && executor.pure?.(request.name)) {
+      this.#runEarly(entry, data);
       return;
     }
+    const intent = this.#write(entry, ["action.dispatched", data]);
+    void intent.then((durable) => {
+      if (entry.finished) return;
+      if (!durable) this.#unlogged(entry);
+      else void this.#start(entry).then((result) => this.#conclude(entry, result));
+    });
+  }
+
+  #start(entry: ActionEntry): Promise<AttemptsResult> {
     entry.state = "running";
     entry.controller = new LazyAbort();
-    void runAttempts(entry, this.#env).then((result) => this.#conclude(entry, result));
+    return runAttempts(entry, this.#env);
+  }
+
+  /**
+   * Runs a pure call while its intent is being written (`ActionLog.pureStartsEarly`): its events
+   * are recorded `after` the intent, so the log holds none of them without it, and it ends as any
+   * action does. A refused intent stops it; if it had already ended, its events' refusals are
+   * the step's errors.
+   */
+  #runEarly(entry: ActionEntry, data: ActionLogData<"action.dispatched">): void {
+    const scope = entry.scope;
+    // Nothing waits for the intent: it is written with what follows, in one commit.
+    entry.scope = { ...scope, unhurried: true };
+    const recorded = this.#record(entry, ["action.dispatched", data]);
+    entry.scope = { ...scope, after: recorded };
+    void this.#logged(entry, "action.dispatched", recorded).then((durable) => {
+      if (!durable) this.#unlogged(entry);
+    });
+    void this.#start(entry).then((result) => this.#conclude(entry, result));
+  }
+
+  /** Ends an action whose intent the log refused: nothing more of it is recorded, a running call is stopped. */
+  #unlogged(entry: ActionEntry): void {
+    if (entry.finished) return;
+    const error = {
+      code: "log.write-failed",
+      message:
+        entry.state === "running"
+          ? "the action's intent could not be logged, so it was stopped"
+          : "the action's intent could not be logged, so it did not run",
+    };
+    this.#finish(entry, { status: "failed", error }, []);
+    if (entry.state === "running") {
+      entry.controller.abort(new SpoolError("log.write-failed", error.message));
+      entry.interrupt?.();
+    }
   }
 
   /** Records how the attempts ended, per `on_error` (see `terminalEvents`). */
@@ -369,20 +402,32 @@ export class SchedulerCore implements StepScheduler {
   }
 
   /** Records one event; resolves false (and adds a step error) when the log refused it. */
-  #write(entry: ActionEntry, [type, data]: LogWrite): Promise<boolean> {
+  #write(entry: ActionEntry, write: LogWrite): Promise<boolean> {
+    return this.#logged(entry, write[0], this.#record(entry, write));
+  }
+
+  /** Hands one event to the log and to the observer. */
+  #record(entry: ActionEntry, [type, data]: LogWrite): Promise<void> {
     const scope = entry.scope;
+    const task = scope?.task;
     this.#observer.onEvent?.(
-      (scope ? { type, data, task: scope.task } : { type, data }) as ActionLogEntry,
+      (task !== undefined ? { type, data, task } : { type, data }) as ActionLogEntry,
     );
-    let recorded: Promise<void>;
     try {
-      recorded = this.#log.record(type, data as never, scope);
+      return this.#log.record(type, data as never, scope);
     } catch (error) {
-      recorded = Promise.reject(error);
+      return Promise.reject(error);
     }
+  }
+
+  /** Whether `recorded` was logged; a refusal is a step error. */
+  #logged(entry: ActionEntry, type: string, recorded: Promise<void>): Promise<boolean> {
     return recorded.then(
       () => true,
       (error: unknown) => {
+        // What follows a refused intent is refused with it: one step error says so.
+        if (entry.intentRefused) return false;
+        if (type === "action.dispatched") entry.intentRefused = true;
         this.#error({
           code: "log.write-failed",
           message: `${type} for action "${entry.request.id}" could not be logged: ${describeError(error)}`,

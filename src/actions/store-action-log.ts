@@ -34,7 +34,8 @@ export function taskStreamId(step: string, actionId: string): string {
  * Contract: `record` resolves when the store's `append` resolves, so a critical event is durable
  * (as the store's `durability` defines it) before anyone acts on it; order is record order.
  * `queued` resolves once the records so far are in the store's queue, so what is appended next
- * is written after them.
+ * is written after them. A `fast` store lets pure calls start while their intent is written
+ * (`pureStartsEarly`); a `strict` one, or one without durability (replay's), does not.
  * Records are handed to the store in a microtask, in record order: a store's `append` does real
  * work synchronously (validation, ids), and `action.started` is recorded just before an executor
  * is called, so that work must not sit between the two. Give the scheduler and the internal
@@ -43,7 +44,9 @@ export function taskStreamId(step: string, actionId: string): string {
 export function createStoreActionLog(options: StoreActionLogOptions): ActionLog {
   const { store, continuity } = options;
   const step: StreamRef = { kind: "step", id: options.step };
-  let queued: Array<{ event: AnyNewEvent; resolve(): void; reject(error: unknown): void }> = [];
+  let queued: Queued[] = [];
+  /** Each record's entry, for a later record `after` it (its store append, once handed). */
+  const records = new WeakMap<Promise<void>, Queued>();
   /** Settles once the records queued now are handed to the store (see `ActionLog.queued`). */
   let handing: { promise: Promise<void>; resolve(): void } | undefined;
   const flush = () => {
@@ -51,17 +54,27 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
     const handed = handing;
     queued = [];
     handing = undefined;
-    for (const { event, resolve, reject } of batch) {
+    for (const record of batch) {
       try {
-        store.append(event).then(() => resolve(), reject);
+        const before = record.after && records.get(record.after);
+        if (before && before.stored === undefined) {
+          throw new Error(`${record.event.type} follows an event the store never took`);
+        }
+        record.stored = before
+          ? store.appendBatch([record.event], { after: [before.stored!] })
+          : record.unhurried
+            ? store.appendBatch([record.event], { unhurried: true })
+            : store.append(record.event);
+        record.stored.then(() => record.resolve(), record.reject);
       } catch (error) {
-        reject(error);
+        record.reject(error);
       }
     }
     // A microtask later: an append the store refused at once has rejected its record by then.
     if (handed) queueMicrotask(handed.resolve);
   };
   return {
+    pureStartsEarly: store.durability === "fast" && !store.holdsAnswers,
     queued() {
       return handing?.promise ?? Promise.resolve();
     },
@@ -71,7 +84,8 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
           ? { kind: "task", id: taskStreamId(options.step, scope.task) }
           : step;
       const event = { continuity, type, data, stream } as AnyNewEvent;
-      return new Promise<void>((resolve, reject) => {
+      let record!: Queued;
+      const recorded = new Promise<void>((resolve, reject) => {
         if (queued.length === 0) {
           queueMicrotask(flush);
           let handed!: () => void;
@@ -80,8 +94,28 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
           });
           handing = { promise, resolve: handed };
         }
-        queued.push({ event, resolve, reject });
+        record = {
+          event,
+          resolve,
+          reject,
+          after: scope?.after,
+          unhurried: scope?.unhurried === true,
+          stored: undefined,
+        };
+        queued.push(record);
       });
+      records.set(recorded, record);
+      return recorded;
     },
   };
+}
+
+/** A record waiting for its microtask, and then its append. */
+interface Queued {
+  event: AnyNewEvent;
+  resolve(): void;
+  reject(error: unknown): void;
+  after: Promise<void> | undefined;
+  unhurried: boolean;
+  stored: Promise<unknown> | undefined;
 }

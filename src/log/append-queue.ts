@@ -100,12 +100,14 @@ export class AppendQueue {
    * group fails too and nothing of it is written. A promise this queue did not return is ignored.
    * With `predicted` (from `predict`), the group is written only if every group pending then got
    * the seq predicted for it; otherwise it fails with `store.seq-moved` and nothing of it is written.
+   * `unhurried` writes an intent with the turn's critical appends (nothing waits for it).
    */
   enqueue(
     events: readonly PreparedEvent[],
     fences?: readonly LeaseFence[],
     after?: readonly Promise<unknown>[],
     predicted?: SeqPrediction,
+    unhurried = false,
   ): Promise<SpoolEvent[]> {
     const critical = events.some((event) => event.criticality === "critical");
     const fenced = fences && fences.length > 0 ? { fences, fenceKey: fenceKeyOf(fences) } : {};
@@ -115,7 +117,8 @@ export class AppendQueue {
     const group: QueuedGroup = {
       events: [...events],
       critical,
-      intent: critical && events.some((event) => eventSpec(event.type)?.intent === true),
+      intent:
+        critical && !unhurried && events.some((event) => eventSpec(event.type)?.intent === true),
       state: "queued",
       open: false,
       ...fenced,

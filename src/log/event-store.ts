@@ -91,6 +91,13 @@ export interface AppendBatchOptions {
    * batch fails with `StoreError` `store.seq-moved` and nothing of it is written.
    */
   predicted?: SeqPrediction;
+  /**
+   * Nothing waits for this batch's intent (`step.started`, `action.dispatched`): it is written
+   * with the turn's other critical appends, at the end of the event loop's turn, instead of at
+   * the next microtask. For an intent whose effect runs ahead of it (a pure call): it then shares
+   * a commit with what follows it.
+   */
+  unhurried?: boolean;
 }
 
 /**

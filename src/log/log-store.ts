@@ -144,6 +144,7 @@ class LogStore implements EventStore {
         this.#fencesOf(prepared),
         options?.after,
         options?.predicted,
+        options?.unhurried,
       );
     });
   }

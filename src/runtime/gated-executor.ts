@@ -21,6 +21,8 @@ export interface GateOptions {
    */
   sideEffects?(name: string): boolean;
   serial?: SerialQueue;
+  /** True for calls that change nothing and log nothing of their own (see `CheckedActionExecutor.pure`). */
+  pure?(name: string): boolean;
 }
 
 /**
@@ -51,6 +53,7 @@ export function gateExecutor(
     serialQueue(name: string) {
       return options.serial && options.sideEffects?.(name) ? options.serial : undefined;
     },
+    ...(options.pure ? { pure: options.pure } : {}),
     execute: (call: ActionCall) => inner.execute(call),
   };
 }
