@@ -30,81 +30,89 @@ import {
 } from "./support/replay-corpus.js";
 import { type ReplayServer, startReplayServer } from "./support/replay-server.js";
 
-let workspace: Workspace;
-/** A workspace of its own for the hook: a project hook fires on every continuity of its space. */
-let hookSpace: Workspace;
-let server: ReplayServer;
-const corpus: string[] = [];
+/**
+ * The corpus is written twice: with the default durability (every intent durable before its
+ * effect) and with `fast`, where a step's model call and a pure tool start while their intents
+ * are written. Both must replay the same way.
+ */
+for (const durability of ["strict", "fast"] as const) {
+  describe(`closed-world replay (${durability})`, { timeout: 120_000 }, () => {
+    let workspace: Workspace;
+    /** A workspace of its own for the hook: a project hook fires on every continuity of its space. */
+    let hookSpace: Workspace;
+    let server: ReplayServer;
+    const corpus: string[] = [];
+    const fixed = { SPOOL_DURABILITY: durability };
 
-beforeAll(async () => {
-  workspace = createWorkspace("spool-closed-world-");
-  server = await startReplayServer();
-  corpus.push(await writeKvWorkflow(workspace));
-  corpus.push(await writeDirectiveInFolder(workspace));
-  corpus.push(await writeCtrlCMidTag(workspace));
-  corpus.push(await writeCtrlCMidTool(workspace));
-  for (const provider of HANDOFF_PROVIDERS) {
-    corpus.push(await writeHandoff(workspace, server, provider));
-  }
-  corpus.push(await writeCrash(workspace));
-  hookSpace = createWorkspace("spool-closed-world-hook-");
-  await writeHookWithTool(hookSpace);
-}, 240_000);
+    beforeAll(async () => {
+      workspace = createWorkspace("spool-closed-world-", fixed);
+      server = await startReplayServer();
+      corpus.push(await writeKvWorkflow(workspace));
+      corpus.push(await writeDirectiveInFolder(workspace));
+      corpus.push(await writeCtrlCMidTag(workspace));
+      corpus.push(await writeCtrlCMidTool(workspace));
+      for (const provider of HANDOFF_PROVIDERS) {
+        corpus.push(await writeHandoff(workspace, server, provider));
+      }
+      corpus.push(await writeCrash(workspace));
+      hookSpace = createWorkspace("spool-closed-world-hook-", fixed);
+      await writeHookWithTool(hookSpace);
+    }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  workspace?.remove();
-  hookSpace?.remove();
-});
-
-describe("closed-world replay", { timeout: 120_000 }, () => {
-  it("replays every continuity of the corpus identical, reaching nothing outside", async () => {
-    const listed = await runSpool(["continuities", "--json"], {
-      cwd: workspace.dir,
-      env: workspace.env(),
+    afterAll(async () => {
+      await server?.close();
+      workspace?.remove();
+      hookSpace?.remove();
     });
-    // Every continuity the store holds is in the corpus: none is left out of the replay.
-    const all = listed.stdout
-      .trim()
-      .split("\n")
-      .map((line) => (JSON.parse(line) as { continuity: string }).continuity);
-    expect([...all].sort()).toEqual([...corpus].sort());
 
-    const requests = server.requests.length;
-    const written = readFileSync(join(workspace.dir, CRASH_FILE), "utf8");
-    for (const continuity of corpus) {
-      const result = await runSpool(["replay", continuity, "--json"], {
+    it("replays every continuity of the corpus identical, reaching nothing outside", async () => {
+      const listed = await runSpool(["continuities", "--json"], {
         cwd: workspace.dir,
         env: workspace.env(),
       });
-      expect(result.stderr, continuity).toBe("");
-      const report = JSON.parse(result.stdout) as Record<string, unknown>;
-      expect(report, `${continuity}: ${result.stdout}`).toMatchObject({
-        identical: true,
-        reached: [],
-      });
-      expect(result.code, continuity).toBe(0);
-      // The crash and the cancels were re-enacted, not stepped around.
-      if (continuity === "crash") expect(report.recoveries).toBe(1);
-      if (continuity.startsWith("ctrl-c")) expect(report.cancels).toBe(1);
-    }
-    expect(server.requests.length, "replay called a provider").toBe(requests);
-    expect(readFileSync(join(workspace.dir, CRASH_FILE), "utf8")).toBe(written);
-  });
+      // Every continuity the store holds is in the corpus: none is left out of the replay.
+      const all = listed.stdout
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { continuity: string }).continuity);
+      expect([...all].sort()).toEqual([...corpus].sort());
 
-  it("replays a hook whose action is a side-effecting tool without running it again", async () => {
-    const before = readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8");
-    expect(before).toBe("hooked\n");
-    const result = await runSpool(["replay", "hook-tool", "--json"], {
-      cwd: hookSpace.dir,
-      env: hookSpace.env(),
+      const requests = server.requests.length;
+      const written = readFileSync(join(workspace.dir, CRASH_FILE), "utf8");
+      for (const continuity of corpus) {
+        const result = await runSpool(["replay", continuity, "--json"], {
+          cwd: workspace.dir,
+          env: workspace.env(),
+        });
+        expect(result.stderr, continuity).toBe("");
+        const report = JSON.parse(result.stdout) as Record<string, unknown>;
+        expect(report, `${continuity}: ${result.stdout}`).toMatchObject({
+          identical: true,
+          reached: [],
+        });
+        expect(result.code, continuity).toBe(0);
+        // The crash and the cancels were re-enacted, not stepped around.
+        if (continuity === "crash") expect(report.recoveries).toBe(1);
+        if (continuity.startsWith("ctrl-c")) expect(report.cancels).toBe(1);
+      }
+      expect(server.requests.length, "replay called a provider").toBe(requests);
+      expect(readFileSync(join(workspace.dir, CRASH_FILE), "utf8")).toBe(written);
     });
-    expect(result.stderr).toBe("");
-    expect(JSON.parse(result.stdout)).toMatchObject({ identical: true, reached: [] });
-    expect(result.code).toBe(0);
-    expect(readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8")).toBe(before);
+
+    it("replays a hook whose action is a side-effecting tool without running it again", async () => {
+      const before = readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8");
+      expect(before).toBe("hooked\n");
+      const result = await runSpool(["replay", "hook-tool", "--json"], {
+        cwd: hookSpace.dir,
+        env: hookSpace.env(),
+      });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toMatchObject({ identical: true, reached: [] });
+      expect(result.code).toBe(0);
+      expect(readFileSync(join(hookSpace.dir, HOOK_FILE), "utf8")).toBe(before);
+    });
   });
-});
+}
 
 describe("the replay world", () => {
   const world = () =>

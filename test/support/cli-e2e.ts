@@ -54,7 +54,11 @@ export interface Workspace {
   remove(): void;
 }
 
-export function createWorkspace(prefix: string): Workspace {
+/**
+ * `fixed` is part of every environment the workspace gives (before `env`'s `extra`): a test runs
+ * its whole corpus with `SPOOL_DURABILITY=fast` so.
+ */
+export function createWorkspace(prefix: string, fixed: Record<string, string> = {}): Workspace {
   const base = mkdtempSync(join(tmpdir(), prefix));
   const dir = join(base, "workspace");
   const home = join(base, "home");
@@ -66,7 +70,7 @@ export function createWorkspace(prefix: string): Workspace {
     env(extra = {}) {
       const env: Record<string, string | undefined> = { ...process.env };
       for (const name of CLEARED) delete env[name];
-      return { ...env, HOME: home, USER: "tester", TERM: "xterm-256color", ...extra };
+      return { ...env, HOME: home, USER: "tester", TERM: "xterm-256color", ...fixed, ...extra };
     },
     remove: () => rmSync(base, { recursive: true, force: true }),
   };
