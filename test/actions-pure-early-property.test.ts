@@ -32,7 +32,7 @@ import type { ActionRequest } from "../src/protocol/action-request.js";
 import { SpoolError } from "../src/spec/index.js";
 import { action } from "./support/actions-helpers.js";
 import { killCount } from "./support/events.js";
-import { withAppends } from "./support/store-taps.js";
+import { refusingIntents } from "./support/store-taps.js";
 
 const RUNS = killCount(process.env.SPOOL_PURE_EARLY_RUNS, 200);
 
@@ -90,16 +90,7 @@ const TERMINAL = new Set([
 async function checkStep(plan: PlannedAction[], continuity: string): Promise<void> {
   const ids = plan.map((_, i) => `a${i}`);
   const refused = new Set(ids.filter((_, i) => plan[i]!.refused));
-  // A refused intent is one the store itself refuses (it fails validation), as a full disk would.
-  const spoil = <E extends { type: string; data?: unknown }>(event: E): E => {
-    const id = (event.data as { action_id?: string } | undefined)?.action_id;
-    if (event.type !== "action.dispatched" || id === undefined || !refused.has(id)) return event;
-    return { ...event, data: { ...(event.data as object), mode: "never" } };
-  };
-  const store = withAppends(inner, {
-    append: (event) => inner.append(spoil(event)),
-    appendBatch: (events, options) => inner.appendBatch(events.map(spoil), options),
-  });
+  const store = refusingIntents(inner, (id) => refused.has(id));
   const sideEffectCalls = new Map<string, number>();
   const attempts = new Map<string, number>();
   const serial = new SerialQueue();

@@ -21,8 +21,9 @@ import {
   SerialQueue,
 } from "../src/actions/index.js";
 import { openEventStore } from "../src/log/index.js";
+import { gateExecutor } from "../src/runtime/index.js";
 import { action, drain, handExecutor, lifecycle } from "./support/actions-helpers.js";
-import { withAppends } from "./support/store-taps.js";
+import { refusingIntents } from "./support/store-taps.js";
 
 /** A memory log that holds each `action.dispatched` until the test writes or refuses it. */
 function heldIntents(pureStartsEarly: boolean): {
@@ -77,11 +78,16 @@ function scheduler(log: ActionLog, executors: CheckedActionExecutor[]) {
   });
 }
 
+/** A pure executor's step on a fast log that holds its intents. */
+function pureOnFastLog() {
+  const held = heldIntents(true);
+  const tool = executor(true);
+  return { held, tool, run: scheduler(held.log, [tool.executor]) };
+}
+
 describe("a pure call on a fast log", () => {
   it("starts before its intent is written, and logs and ends only after", async () => {
-    const held = heldIntents(true);
-    const tool = executor(true);
-    const run = scheduler(held.log, [tool.executor]);
+    const { held, tool, run } = pureOnFastLog();
     let ended = false;
     void run.submit(action("a1", { mode: "sync" })).then(() => {
       ended = true;
@@ -110,9 +116,7 @@ describe("a pure call on a fast log", () => {
   });
 
   it("a refused intent stops the call and leaves nothing of it but the step error", async () => {
-    const held = heldIntents(true);
-    const tool = executor(true);
-    const run = scheduler(held.log, [tool.executor]);
+    const { held, tool, run } = pureOnFastLog();
     void run.submit(action("a1", { mode: "sync" }));
     const call = await tool.arrival("a1");
     held.refuse("a1");
@@ -131,9 +135,7 @@ describe("a pure call on a fast log", () => {
   });
 
   it("cancelled before its intent is written: started, then cancelled, after the intent", async () => {
-    const held = heldIntents(true);
-    const tool = executor(true);
-    const run = scheduler(held.log, [tool.executor]);
+    const { held, tool, run } = pureOnFastLog();
     void run.submit(action("a1", { mode: "async" }));
     const call = await tool.arrival("a1");
     const cancelled = run.cancel("the user pressed Ctrl-C");
@@ -207,6 +209,29 @@ describe("what waits for its intent", () => {
   });
 });
 
+describe("which calls the session's gate calls pure", () => {
+  const gate = (type: "tool" | "llm" | "relic") =>
+    gateExecutor(
+      { type, execute: () => Promise.resolve(null) },
+      {
+        permits: () => true,
+        directive: "tester",
+        sideEffects: (name) => name === "fs.write",
+        serial: new SerialQueue(),
+      },
+    );
+
+  it("a tool without side effects, and no tool with them", () => {
+    expect(gate("tool").pure?.("fs.read")).toBe(true);
+    expect(gate("tool").pure?.("fs.write")).toBe(false);
+  });
+
+  it("no call of another kind (a model call spends, a relic changes the world)", () => {
+    expect(gate("llm").pure).toBeUndefined();
+    expect(gate("relic").pure).toBeUndefined();
+  });
+});
+
 describe("the store's action log", () => {
   it("allows early pure calls on a fast store only", async () => {
     const dir = mkdtempSync(join(tmpdir(), "spool-pure-early-"));
@@ -234,15 +259,7 @@ describe("a pure call on a fast SQLite store", () => {
   async function runPure(refuse: boolean) {
     const dir = mkdtempSync(join(tmpdir(), "spool-pure-store-"));
     const inner = await openEventStore({ db: dir, durability: "fast" });
-    // An intent the store itself refuses (it fails validation), as a full disk would.
-    const spoil = <E extends { type: string; data?: unknown }>(event: E): E =>
-      refuse && event.type === "action.dispatched"
-        ? { ...event, data: { ...(event.data as object), mode: "never" } }
-        : event;
-    const store = withAppends(inner, {
-      append: (event) => inner.append(spoil(event)),
-      appendBatch: (events, options) => inner.appendBatch(events.map(spoil), options),
-    });
+    const store = refusingIntents(inner, () => refuse);
     try {
       const ran: string[] = [];
       const tool: CheckedActionExecutor = {

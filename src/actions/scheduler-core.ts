@@ -244,11 +244,12 @@ export class SchedulerCore implements StepScheduler {
    * the step's errors.
    */
   #runEarly(entry: ActionEntry, data: ActionLogData<"action.dispatched">): void {
-    const scope = entry.scope;
     // Nothing waits for the intent: it is written with what follows, in one commit.
-    entry.scope = { ...scope, unhurried: true };
-    const recorded = this.#record(entry, ["action.dispatched", data]);
-    entry.scope = { ...scope, after: recorded };
+    const recorded = this.#record(entry, ["action.dispatched", data], {
+      ...entry.scope,
+      unhurried: true,
+    });
+    entry.scope = { ...entry.scope, after: recorded };
     void this.#logged(entry, "action.dispatched", recorded).then((durable) => {
       if (!durable) this.#unlogged(entry);
     });
@@ -406,9 +407,8 @@ export class SchedulerCore implements StepScheduler {
     return this.#logged(entry, write[0], this.#record(entry, write));
   }
 
-  /** Hands one event to the log and to the observer. */
-  #record(entry: ActionEntry, [type, data]: LogWrite): Promise<void> {
-    const scope = entry.scope;
+  /** Hands one event to the log (with `scope`, by default the entry's) and to the observer. */
+  #record(entry: ActionEntry, [type, data]: LogWrite, scope = entry.scope): Promise<void> {
     const task = scope?.task;
     this.#observer.onEvent?.(
       (task !== undefined ? { type, data, task } : { type, data }) as ActionLogEntry,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { EventStore } from "../log/index.js";
+import { type EventStore, effectsMayLead } from "../log/index.js";
 import type { AnyNewEvent, StreamRef } from "../spec/index.js";
 import type { ActionLog, ActionLogData, ActionLogType, RecordScope } from "./action-log.js";
 
@@ -74,7 +74,7 @@ export function createStoreActionLog(options: StoreActionLogOptions): ActionLog 
     if (handed) queueMicrotask(handed.resolve);
   };
   return {
-    pureStartsEarly: store.durability === "fast" && !store.holdsAnswers,
+    pureStartsEarly: effectsMayLead(store),
     queued() {
       return handing?.promise ?? Promise.resolve();
     },

@@ -1,4 +1,5 @@
 import { eventSpec, type PreparedEvent, type SpoolEvent } from "../spec/index.js";
+import type { AppendBatchOptions } from "./event-store.js";
 import type { LeaseFence } from "./lease.js";
 import type { WriteOptions } from "./log-backend.js";
 import { fenceKeyOf, type QueuedGroup, reject, settle } from "./queued-group.js";
@@ -105,9 +106,7 @@ export class AppendQueue {
   enqueue(
     events: readonly PreparedEvent[],
     fences?: readonly LeaseFence[],
-    after?: readonly Promise<unknown>[],
-    predicted?: SeqPrediction,
-    unhurried = false,
+    { after, predicted, unhurried }: AppendBatchOptions = {},
   ): Promise<SpoolEvent[]> {
     const critical = events.some((event) => event.criticality === "critical");
     const fenced = fences && fences.length > 0 ? { fences, fenceKey: fenceKeyOf(fences) } : {};

@@ -205,3 +205,13 @@ export interface EventStore {
   /** Flushes, ends subscriptions and releases the database. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * Whether an effect may start before its intent is written on `store`: only where a resolved
+ * append guards against a killed process alone (`fast`), so an effect a kill could repeat costs
+ * no more than that, and never on a store that holds answers (replay's). A step's model call and
+ * a pure tool trade on it.
+ */
+export function effectsMayLead(store: Pick<EventStore, "durability" | "holdsAnswers">): boolean {
+  return store.durability === "fast" && !store.holdsAnswers;
+}

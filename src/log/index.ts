@@ -16,6 +16,7 @@ export type {
   SubscribeOptions,
   SubscriptionMessage,
 } from "./event-store.js";
+export { effectsMayLead } from "./event-store.js";
 export type {
   LeaseAcquisition,
   LeaseFence,

@@ -139,13 +139,7 @@ class LogStore implements EventStore {
     // Every event is validated before any is queued: one bad event and nothing is written.
     return this.#submit(() => {
       const prepared = events.map((event) => prepareEvent(event, this.#defaults));
-      return this.#queue.enqueue(
-        prepared,
-        this.#fencesOf(prepared),
-        options?.after,
-        options?.predicted,
-        options?.unhurried,
-      );
+      return this.#queue.enqueue(prepared, this.#fencesOf(prepared), options);
     });
   }
 

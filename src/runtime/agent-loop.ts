@@ -46,7 +46,14 @@ interface TakenStep {
   step: string;
   bundle: ContextBundle;
   outcome: AgentStepResult;
-  early: { decision: Decision; limit: LimitHit | undefined } | undefined;
+  early: EarlyDecision | undefined;
+}
+
+/** The loop's decision made as a step ends, and its `loop.decided`, committed with the step. */
+interface EarlyDecision {
+  decision: Decision;
+  limit: LimitHit | undefined;
+  event: ReturnType<typeof loopDecided>;
 }
 
 /** What the loop does after a step: its decision, a limit it hit, and a retry's wait. */
@@ -291,7 +298,7 @@ class ThreadLoop {
         store.append(cursorRotatedEvent(continuity, rotatedIn, rotation, step)).then(() => {}),
     });
     const start = this.#ahead.startOptions();
-    let early: TakenStep["early"];
+    let early: EarlyDecision | undefined;
     try {
       const outcome = await runAgentStep({
         store,
@@ -325,9 +332,8 @@ class ThreadLoop {
         endLater: true,
         carry: this.#carry,
         conclude: (ended) => {
-          const decided = this.#decideEarly(step, ended);
-          early = decided;
-          return decided && [decided.event];
+          early = this.#decideEarly(step, ended);
+          return early && [early.event];
         },
         ...(files
           ? {
@@ -351,10 +357,7 @@ class ThreadLoop {
    * The loop's decision as the step ends, committed with its `step.completed`; `undefined` for a
    * failed call the error hooks must see first (they may retry it: decided after).
    */
-  #decideEarly(
-    step: string,
-    ended: AgentStepResult,
-  ): (NonNullable<TakenStep["early"]> & { event: ReturnType<typeof loopDecided> }) | undefined {
+  #decideEarly(step: string, ended: AgentStepResult): EarlyDecision | undefined {
     const { signal, lifecycle, limits, continuity } = this.#options;
     const decision = decide(ended, signal);
     if (decision.decision === "fail" && ended.message.error && lifecycle) return undefined;

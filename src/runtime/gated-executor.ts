@@ -21,8 +21,6 @@ export interface GateOptions {
    */
   sideEffects?(name: string): boolean;
   serial?: SerialQueue;
-  /** True for calls that change nothing and log nothing of their own (see `CheckedActionExecutor.pure`). */
-  pure?(name: string): boolean;
 }
 
 /**
@@ -30,12 +28,14 @@ export interface GateOptions {
  * does not allow is refused (`action.skipped`, `not-allowed`) with the permission to add, before
  * anything runs. Calls with side effects name `serial` as their `serialQueue`: the scheduler
  * acquires it before each attempt, so their timeouts start when they run, not while they wait.
+ * A tool without side effects is `pure`: on a fast log it starts while its intent is written.
  */
 export function gateExecutor(
   inner: ActionExecutor | CheckedActionExecutor,
   options: GateOptions,
 ): CheckedActionExecutor {
   const checked = inner as CheckedActionExecutor;
+  const { sideEffects } = options;
   return {
     type: inner.type,
     ...(inner.composite ? { composite: true } : {}),
@@ -51,9 +51,10 @@ export function gateExecutor(
       return checked.check?.(name, parameters);
     },
     serialQueue(name: string) {
-      return options.serial && options.sideEffects?.(name) ? options.serial : undefined;
+      return options.serial && sideEffects?.(name) ? options.serial : undefined;
     },
-    ...(options.pure ? { pure: options.pure } : {}),
+    // A tool without side effects is pure; other kinds spawn, write or spend.
+    ...(inner.type === "tool" && sideEffects ? { pure: (name: string) => !sideEffects(name) } : {}),
     execute: (call: ActionCall) => inner.execute(call),
   };
 }

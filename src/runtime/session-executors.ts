@@ -39,15 +39,12 @@ export function sessionExecutors(
   const { options } = session.shared;
   const registry = createToolRegistry(spec.tools);
   const sideEffects = (name: string) => registry.get(name)?.sideEffects === true;
-  // A tool the registry has that declares no side effects; other kinds spawn, write or spend.
-  const pureTool = (name: string) => registry.get(name) !== undefined && !sideEffects(name);
   const gate = (executor: ActionExecutor | CheckedActionExecutor) =>
     gateExecutor(executor, {
       permits: spec.permits,
       directive: spec.directive,
       sideEffects: executor.type === "tool" ? sideEffects : () => executor.type === "relic",
       serial: session.serial,
-      ...(executor.type === "tool" ? { pure: pureTool } : {}),
     });
   const internalActions = [
     ...internalVariableActions(),

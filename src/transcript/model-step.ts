@@ -1,4 +1,9 @@
-import { type AppendBatchOptions, type EventStore, isSeqMoved } from "../log/index.js";
+import {
+  type AppendBatchOptions,
+  type EventStore,
+  effectsMayLead,
+  isSeqMoved,
+} from "../log/index.js";
 import type {
   AssembledMessage,
   Provider,
@@ -227,7 +232,7 @@ export async function runModelStep(options: ModelStepOptions): Promise<ModelStep
  */
 function callEarly(options: ModelStepOptions): EarlyCall | undefined {
   const { store, request } = options;
-  if (store.durability !== "fast" || store.holdsAnswers || "cursor" in request) return undefined;
+  if (!effectsMayLead(store) || "cursor" in request) return undefined;
   try {
     return options.carry?.take(request) ?? new EarlyCall(options.provider, request, options.signal);
   } catch {

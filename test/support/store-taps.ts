@@ -53,3 +53,23 @@ export function tapStored(inner: EventStore, stored: (event: SpoolEvent) => void
       }),
   });
 }
+
+/**
+ * `inner`, refusing the `action.dispatched` of each action `refuses` names: the store itself
+ * refuses it (the event fails validation), as a full disk would, so what is appended `after` it
+ * is refused with it.
+ */
+export function refusingIntents(
+  inner: EventStore,
+  refuses: (actionId: string) => boolean,
+): EventStore {
+  const spoil = <E extends { type: string; data?: unknown }>(event: E): E => {
+    const id = (event.data as { action_id?: string } | undefined)?.action_id;
+    if (event.type !== "action.dispatched" || id === undefined || !refuses(id)) return event;
+    return { ...event, data: { ...(event.data as object), mode: "never" } };
+  };
+  return withAppends(inner, {
+    append: (event) => inner.append(spoil(event)),
+    appendBatch: (events, options) => inner.appendBatch(events.map(spoil), options),
+  });
+}
