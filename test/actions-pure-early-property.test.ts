@@ -1,22 +1,3 @@
-/**
- * The log's action invariants hold on a fast SQLite store whatever a step's actions are and
- * whichever intents the store refuses: random steps of pure tools (which start before their
- * intent is written) and tools with side effects (which wait for it), sync, async and
- * fire-and-forget, with dependencies, retries and failures, and a store that refuses a random
- * set of `action.dispatched` appends. After each step, for every action:
- * - nothing of it is in the log unless its `action.dispatched` is, and that comes first
- *   (an action that never dispatched has at most its one `action.skipped`);
- * - with its intent written, it has exactly one terminal event, after each `action.started`;
- * - a side effect ran exactly as often as the log says it started, and never without its
- *   intent written;
- * - its outcome is the one its terminal event records; a refused intent leaves nothing of it in
- *   the log and a `log.write-failed` step error (a pure call that had already ended keeps its
- *   outcome in memory, as an action whose result the log refused does).
- * The number of steps is `SPOOL_PURE_EARLY_RUNS` (default 200).
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -27,12 +8,13 @@ import {
   createVariableStore,
   SerialQueue,
 } from "../src/actions/index.js";
-import { type EventStore, openEventStore } from "../src/log/index.js";
+import type { EventStore } from "../src/log/index.js";
 import type { ActionRequest } from "../src/protocol/action-request.js";
 import { SpoolError } from "../src/spec/index.js";
 import { action } from "./support/actions-helpers.js";
 import { killCount } from "./support/events.js";
 import { refusingIntents } from "./support/store-taps.js";
+import { tempStore } from "./support/transcripts.js";
 
 const RUNS = killCount(process.env.SPOOL_PURE_EARLY_RUNS, 200);
 
@@ -67,16 +49,13 @@ const plannedStep = fc
   .integer({ min: 1, max: 7 })
   .chain((length) => fc.tuple(...Array.from({ length }, (_, i) => plannedAction(i))));
 
-let dir: string;
+let temp: Awaited<ReturnType<typeof tempStore>>;
 let inner: EventStore;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "spool-pure-early-property-"));
-  inner = await openEventStore({ db: dir, durability: "fast" });
+  temp = await tempStore("spool-pure-early-property-");
+  inner = temp.store;
 });
-afterAll(async () => {
-  await inner?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => temp?.cleanup());
 
 const TERMINAL = new Set([
   "action.succeeded",

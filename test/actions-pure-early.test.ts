@@ -24,6 +24,7 @@ import { openEventStore } from "../src/log/index.js";
 import { gateExecutor } from "../src/runtime/index.js";
 import { action, drain, handExecutor, lifecycle } from "./support/actions-helpers.js";
 import { refusingIntents } from "./support/store-taps.js";
+import { tempStore } from "./support/transcripts.js";
 
 /** A memory log that holds each `action.dispatched` until the test writes or refuses it. */
 function heldIntents(pureStartsEarly: boolean): {
@@ -257,8 +258,7 @@ describe("the store's action log", () => {
 describe("a pure call on a fast SQLite store", () => {
   /** Runs one pure `a1` on a fast store whose `action.dispatched` is refused when `refuse` is set. */
   async function runPure(refuse: boolean) {
-    const dir = mkdtempSync(join(tmpdir(), "spool-pure-store-"));
-    const inner = await openEventStore({ db: dir, durability: "fast" });
+    const { store: inner, cleanup } = await tempStore("spool-pure-store-");
     const store = refusingIntents(inner, () => refuse);
     try {
       const ran: string[] = [];
@@ -280,8 +280,7 @@ describe("a pure call on a fast SQLite store", () => {
       for await (const event of inner.read({ continuity: "c1" })) types.push(event.type);
       return { ran, outcome, types };
     } finally {
-      await inner.close();
-      rmSync(dir, { recursive: true, force: true });
+      await cleanup();
     }
   }
 
